@@ -1,0 +1,132 @@
+"""`autograder` — the command line (contract in DESIGN.md).
+
+Exit codes: 0 success (whatever the students scored), 1 a check failed (release --check,
+selftest, validate), 2 usage or infrastructure error.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _assignments(names: list[str]):
+    from autograder.spec import list_assignments, load_assignment
+
+    return [load_assignment(n) for n in (names or list_assignments())]
+
+
+def cmd_release(args) -> int:
+    from autograder.release import release
+
+    stale = []
+    for assignment in _assignments(args.problem_sets):
+        fresh = release(assignment, check=args.check)
+        state = "up to date" if fresh else ("STALE" if args.check else "written")
+        print(f"release/{assignment.name}: {state}")
+        if not fresh:
+            stale.append(assignment.name)
+    if args.check and stale:
+        print("release/ is stale: run `autograder release` and commit the result", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _sandbox(args):
+    from autograder.sandbox.pool import SandboxConfig
+
+    return SandboxConfig(mode=args.sandbox)
+
+
+def cmd_grade(args) -> int:
+    from autograder import exports
+    from autograder.grade import grade_cohort
+    from autograder.spec import load_assignment
+    from autograder.storage import OutputBusy
+
+    assignment = load_assignment(args.problem_set)
+    if not Path(args.submissions).is_dir():
+        print(f"no such submissions folder: {args.submissions}", file=sys.stderr)
+        return 2
+    try:
+        results = grade_cohort(assignment, Path(args.submissions), Path(args.out), workers=args.workers,
+                               force=args.force, sandbox=_sandbox(args), scheduler=args.scheduler,
+                               progress=not args.quiet)
+    except OutputBusy as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    exports.write_feedback_pages(assignment, results, out / "feedback")
+    if args.csv:
+        exports.write_csv(assignment, results, Path(args.csv))
+    if args.junit:
+        exports.write_junit(assignment, results, Path(args.junit))
+    if args.gradescope:
+        exports.write_gradescope(assignment, results, Path(args.gradescope))
+    if args.db:
+        from autograder.gradebook import record_results
+
+        record_results(assignment, results, args.db)
+    print(exports.table(assignment, results))
+    print(f"results: {out / 'results.json'}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from autograder.demo import run_demo
+
+    return run_demo(Path(args.out), workers=args.workers, sandbox=_sandbox(args))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="source notebooks -> release/ through nbgrader")
+    p.add_argument("problem_sets", nargs="*", metavar="PS", help="e.g. ps1 (default: all)")
+    p.add_argument("--check", action="store_true", help="exit 1 if release/ is stale; write nothing")
+    p.set_defaults(func=cmd_release)
+
+    def grading_options(p):
+        p.add_argument("--workers", type=int, default=2, help="parallel sandboxed workers (default 2)")
+        p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto",
+                       help="bubblewrap when usable (auto), or rlimits only (weaker)")
+
+    p = sub.add_parser("grade", help="grade SUBMISSIONS_DIR/{student}/{PS}/*.ipynb")
+    p.add_argument("problem_set", metavar="PS")
+    p.add_argument("submissions", metavar="SUBMISSIONS_DIR")
+    p.add_argument("--out", required=True, metavar="OUT_DIR")
+    grading_options(p)
+    p.add_argument("--force", action="store_true", help="re-grade submissions already graded")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler to grade on")
+    p.add_argument("--db", metavar="URL", help="record results in an nbgrader gradebook")
+    p.add_argument("--csv", metavar="FILE")
+    p.add_argument("--junit", metavar="FILE")
+    p.add_argument("--gradescope", metavar="FILE")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("demo", help="grade built-in sample submissions and print the table")
+    p.add_argument("--out", default="demo_out", metavar="OUT_DIR")
+    grading_options(p)
+    p.set_defaults(func=cmd_demo)
+
+    for register in _extra_commands():
+        register(sub)
+    return parser
+
+
+def _extra_commands():
+    """Subcommands that live in their own modules (selftest, validate, report, bench)."""
+    from autograder import commands
+
+    return commands.REGISTRY
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Views of results.json: the terminal table, student feedback pages, CSV, JUnit, Gradescope."""
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from autograder.spec import Assignment
+from autograder.storage import safe_name, write_json_atomic
+
+
+def _questions(assignment: Assignment):
+    return [(q.grade_id, q.title or q.grade_id) for q in assignment.questions]
+
+
+def table(assignment: Assignment, results: dict) -> str:
+    ids = [gid for gid, _ in _questions(assignment)]
+    rows = [["student", "score", *ids, "feedback"]]
+    for student, rec in sorted(results["students"].items()):
+        notes = [f"{gid}: {q['feedback']}" for gid, q in rec["questions"].items() if q["status"] != "passed"]
+        rows.append([student, f"{rec['score']:g}/{rec['max_score']:g}",
+                     *[f"{rec['questions'][g]['status']} {rec['questions'][g]['score']:g}" for g in ids],
+                     (" | ".join(notes) or "all correct")])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for r in rows:
+        cells = [c.ljust(w) for c, w in zip(r, widths)]
+        lines.append("  ".join(cells) + "  " + r[-1])
+    return "\n".join(lines)
+
+
+PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>{title}</title><style>
+body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}}
+table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ddd;padding:.5rem;text-align:left;vertical-align:top}}
+.passed{{color:#176b32}}.failed,.error,.timeout,.missing{{color:#a4261d}}.score{{font-size:1.4rem}}
+</style></head><body><h1>{title}</h1><p class="score">Score: <b>{score:g} / {max_score:g}</b></p>
+<table><tr><th>Question</th><th>Points</th><th>Status</th><th>Feedback</th></tr>{rows}</table>
+<p><small>Graded by the course autograder; hidden tests are not shown.</small></p></body></html>
+"""
+
+
+def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
+    titles = dict(_questions(assignment))
+    rows = "".join(
+        f"<tr><td>{html.escape(titles.get(gid, gid))}</td><td>{q['score']:g} / {q['max_score']:g}</td>"
+        f"<td class=\"{html.escape(q['status'])}\">{html.escape(q['status'])}</td>"
+        f"<td>{html.escape(q['feedback'])}</td></tr>"
+        for gid, q in rec["questions"].items())
+    title = html.escape(f"{assignment.name} — feedback for {student}")
+    return PAGE.format(title=title, score=rec["score"], max_score=rec["max_score"], rows=rows)
+
+
+def write_feedback_pages(assignment: Assignment, results: dict, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for student, rec in results["students"].items():
+        (folder / f"{safe_name(student)}.html").write_text(feedback_page(assignment, student, rec), encoding="utf-8")
+
+
+def write_csv(assignment: Assignment, results: dict, path: Path) -> None:
+    ids = [gid for gid, _ in _questions(assignment)]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "score", "max_score", *ids])
+        for student, rec in sorted(results["students"].items()):
+            w.writerow([student, rec["score"], rec["max_score"], *[rec["questions"][g]["score"] for g in ids]])
+
+
+def write_junit(assignment: Assignment, results: dict, path: Path) -> None:
+    suites = ET.Element("testsuites", name=assignment.name)
+    for student, rec in sorted(results["students"].items()):
+        qs = rec["questions"]
+        suite = ET.SubElement(suites, "testsuite", name=student, tests=str(len(qs)),
+                              failures=str(sum(q["status"] == "failed" for q in qs.values())),
+                              errors=str(sum(q["status"] in ("error", "timeout", "missing") for q in qs.values())))
+        for gid, q in qs.items():
+            case = ET.SubElement(suite, "testcase", classname=f"{assignment.name}.{student}", name=gid)
+            if q["status"] == "failed":
+                ET.SubElement(case, "failure", message=q["feedback"][:500])
+            elif q["status"] != "passed":
+                ET.SubElement(case, "error", message=f"{q['status']}: {q['feedback']}"[:500])
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def gradescope_results(assignment: Assignment, rec: dict) -> dict:
+    """One student's result in Gradescope's results.json schema."""
+    titles = dict(_questions(assignment))
+    return {
+        "score": rec["score"],
+        "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}",
+        "tests": [{"name": titles.get(gid, gid), "number": gid, "score": q["score"],
+                   "max_score": q["max_score"], "status": "passed" if q["status"] == "passed" else "failed",
+                   "output": q["feedback"], "visibility": "visible"} for gid, q in rec["questions"].items()],
+    }
+
+
+def write_gradescope(assignment: Assignment, results: dict, path: Path) -> None:
+    """A single submission -> Gradescope's schema; a cohort -> one object per student."""
+    students = results["students"]
+    if len(students) == 1:
+        data = gradescope_results(assignment, next(iter(students.values())))
+    else:
+        data = {s: gradescope_results(assignment, r) for s, r in sorted(students.items())}
+    write_json_atomic(Path(path), data)

@@ -1,0 +1,186 @@
+"""Grade a cohort: discover submissions, grade each in a warm sandboxed worker, store results.
+
+Each submission's result is written to ``OUT/submissions/<student>.json`` the moment it is
+finished (atomically), keyed by a fingerprint of the notebook and the question spec, so a
+killed batch re-run skips finished work and a spec change re-grades (replacing, never
+duplicating). ``OUT/results.json`` (the contract) is assembled from those files at the end.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import storage
+from autograder.judge import QuestionResult, judge
+from autograder.notebook import NotebookError, read_notebook
+from autograder.runner import execute
+from autograder.sandbox.pool import SandboxConfig, Worker
+from autograder.spec import Assignment
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    notebook: Path | None  # None: nothing gradable was found
+    problem: str = ""
+
+
+def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
+    """nbgrader's layout: ``{student_id}/{assignment}/*.ipynb``."""
+    found = []
+    short = assignment.name.split("_", 1)[0]
+    for student_dir in sorted(p for p in Path(submissions_dir).iterdir() if p.is_dir()):
+        folder = next((student_dir / n for n in (assignment.name, short) if (student_dir / n).is_dir()), None)
+        if folder is None:
+            found.append(Submission(student_dir.name, None, f"no {assignment.name}/ folder was submitted"))
+            continue
+        exact = folder / assignment.notebook
+        notebooks = sorted(folder.glob("*.ipynb"))
+        if exact.is_file():
+            found.append(Submission(student_dir.name, exact))
+        elif len(notebooks) == 1:
+            found.append(Submission(student_dir.name, notebooks[0]))
+        else:
+            found.append(Submission(student_dir.name, None,
+                                    f"expected {assignment.notebook} in {assignment.name}/ "
+                                    f"(found {len(notebooks)} notebooks)"))
+    return found
+
+
+def spec_fingerprint(assignment: Assignment) -> str:
+    return hashlib.sha256((assignment.source_dir / "questions.py").read_bytes()).hexdigest()[:16]
+
+
+def fingerprint(sub: Submission, spec_hash: str) -> str:
+    h = hashlib.sha256(spec_hash.encode())
+    if sub.notebook is not None:
+        try:
+            h.update(sub.notebook.read_bytes())
+        except OSError:
+            h.update(b"unreadable")
+    else:
+        h.update(sub.problem.encode())
+    return h.hexdigest()[:24]
+
+
+def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
+    return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json()
+            for q in assignment.questions}
+
+
+def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
+    started = time.monotonic()
+    record = {"student": sub.student, "assignment": assignment.name, "sandbox": worker.mode,
+              "max_score": assignment.max_score}
+    if sub.notebook is None:
+        questions = _unanswered(assignment, "missing", sub.problem)
+        record["error"] = sub.problem
+    else:
+        try:
+            nb = read_notebook(sub.notebook)
+        except NotebookError as exc:
+            nb, questions = None, _unanswered(assignment, "error", str(exc))
+            record["error"] = str(exc)
+        if nb is not None:
+            probes = {q.grade_id: q.probes_for(sub.student, assignment.name) if q.call else []
+                      for q in assignment.questions}
+            run = execute(worker, nb, assignment, probes)
+            questions = {}
+            for q in assignment.questions:
+                res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
+                if res.status == "missing" and run.cell_errors:
+                    first = min(run.cell_errors)
+                    res.feedback += f" (code cell {first + 1} failed: {run.cell_errors[first]})"
+                questions[q.grade_id] = res.to_json()
+            record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
+                          cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
+    record["questions"] = questions
+    record["score"] = float(sum(q["score"] for q in questions.values()))
+    record["seconds"] = round(time.monotonic() - started, 4)
+    return record
+
+
+class Progress:
+    def __init__(self, total: int, stream=sys.stderr):
+        self.total, self.done, self.start, self.stream = total, 0, time.monotonic(), stream
+        self._lock = threading.Lock()
+
+    def tick(self, label: str = "") -> None:
+        with self._lock:
+            self.done += 1
+            elapsed = time.monotonic() - self.start
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            eta = (self.total - self.done) / rate if rate else 0.0
+            width = 24
+            bar = "#" * int(width * self.done / max(self.total, 1))
+            self.stream.write(f"\r[{bar:<{width}}] {self.done}/{self.total} {rate:5.1f}/s "
+                              f"ETA {eta:4.0f}s {label[:20]:<20}")
+            if self.done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+
+
+def grade_cohort(assignment: Assignment, submissions_dir: Path, out_dir: Path, *, workers: int = 2,
+                 force: bool = False, sandbox: SandboxConfig | None = None, progress: bool = True,
+                 scheduler: str | None = None) -> dict:
+    out_dir = Path(out_dir)
+    store = storage.ResultStore(out_dir)
+    with store.locked():
+        subs = discover(Path(submissions_dir), assignment)
+        spec_hash = spec_fingerprint(assignment)
+        todo = []
+        for sub in subs:
+            key = fingerprint(sub, spec_hash)
+            if force or store.key_of(sub.student) != key:
+                todo.append((sub, key))
+        bar = Progress(len(todo)) if progress and todo else None
+        if scheduler:
+            from autograder.distributed import grade_on_cluster
+
+            for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
+                store.save(sub.student, key, record)
+                if bar:
+                    bar.tick(sub.student)
+        else:
+            _grade_locally(assignment, todo, store, workers, sandbox or SandboxConfig(), bar)
+        results = store.assemble(assignment, [s.student for s in subs])
+    return results
+
+
+def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
+    jobs: queue.Queue = queue.Queue()
+    for item in todo:
+        jobs.put(item)
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        worker = Worker(index, sandbox)
+        try:
+            while True:
+                try:
+                    sub, key = jobs.get_nowait()
+                except queue.Empty:
+                    return
+                store.save(sub.student, key, grade_one(worker, assignment, sub))
+                if bar:
+                    bar.tick(sub.student)
+        except BaseException as exc:  # infrastructure: surface it after the others finish
+            errors.append(exc)
+        finally:
+            worker.stop()
+
+    threads = [threading.Thread(target=work, args=(i,), daemon=True)
+               for i in range(max(1, min(workers, len(todo))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]

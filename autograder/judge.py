@@ -1,0 +1,72 @@
+"""The verdict, reached in the trusted process from returned data and the reference.
+
+A question passes when every probe's returned value matches ``reference(*probe.args)`` under
+the question's comparator (all-or-nothing per question, as nbgrader grades a test cell). A
+failing answer is compared with each known-wrong implementation; when one reproduces what the
+student returned, the feedback names that misconception instead of a bare "wrong".
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from autograder.runner import Outcome
+from autograder.spec import Probe, Question, as_args, to_plain
+
+
+@dataclass
+class QuestionResult:
+    score: float
+    max_score: float
+    status: str  # passed | failed | error | timeout | missing
+    feedback: str
+    misconception: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _label(probe: Probe, index: int) -> str:
+    return probe.label or f"probe {index + 1}"
+
+
+def matching_misconception(question: Question, probes: list[Probe], values: list):
+    """The first known-wrong answer that reproduces every returned value, if any."""
+    for mis in question.misconceptions:
+        try:
+            if all(question.compare.matches(v, to_plain(mis.wrong(*as_args(p.args, question.args_as), **p.kwargs)))
+                   for p, v in zip(probes, values)):
+                return mis
+        except Exception:  # a wrong implementation may not apply to every probe
+            continue
+    return None
+
+
+def judge(question: Question, probes: list[Probe], outcome: Outcome) -> QuestionResult:
+    points = float(question.points)
+
+    def result(status: str, feedback: str, mis=None) -> QuestionResult:
+        score = points if status == "passed" else 0.0
+        return QuestionResult(score, points, status, feedback, mis)
+
+    if outcome.status in ("missing", "error", "timeout") and not outcome.results:
+        return result(outcome.status, outcome.reason)
+    if not question.call:
+        probes = [Probe(args=())]
+    values, failures = [], []
+    for index, (probe, item) in enumerate(zip(probes, outcome.results)):
+        where = _label(probe, index)
+        if "timeout" in item:
+            return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
+        if "error" in item:
+            return result("error", f"`{question.answer}` on {where} raised {item['error']}")
+        check = question.compare(item["value"], question.expected(probe))
+        values.append(item["value"])
+        if not check.ok:
+            failures.append(f"{where}: {check.message}")
+    if not failures:
+        return result("passed", "correct")
+    mis = matching_misconception(question, probes, values)
+    if mis is not None:
+        return result("failed", mis.feedback, mis.name)
+    shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
+    return result("failed", f"`{question.answer}` does not match the reference — {shown}")

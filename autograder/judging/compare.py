@@ -1,0 +1,97 @@
+"""Comparators: decide, in the trusted process, whether a returned value matches the expected one.
+
+Each comparator gets plain data only (ndarrays, numbers, strings, lists) — what the wire
+decoder produced — and returns a :class:`Check` with a message written for a student.
+Nothing here calls anything the student sent: no ``__eq__`` of a student object ever runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    message: str = ""
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (bool, int, float)) and not isinstance(value, bool):
+        return np.asarray(value, dtype=np.float64)
+    if isinstance(value, list):
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        return arr
+    return None
+
+
+class Comparator:
+    def __call__(self, got: Any, expected: Any) -> Check:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def matches(self, got: Any, expected: Any) -> bool:
+        return self(got, expected).ok
+
+
+@dataclass(frozen=True)
+class AllClose(Comparator):
+    """Same shape (no broadcasting), finite, and |got − expected| ≤ atol + rtol·|expected|."""
+
+    atol: float = 1e-5
+    rtol: float = 1e-4
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        exp = np.asarray(expected, dtype=np.float64)
+        arr = _as_array(got)
+        if arr is None:
+            return Check(False, f"expected an array of shape {list(exp.shape)}, got {type_name(got)}")
+        if arr.dtype.kind not in "fiub":
+            return Check(False, f"expected numbers, got an array of dtype {arr.dtype}")
+        if arr.shape != exp.shape:
+            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+        arr = arr.astype(np.float64)
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad = "NaN" if np.isnan(arr).any() else "inf"
+            if np.isfinite(exp).all():
+                return Check(False, f"the output contains {bad} ({int((~finite).sum())} entries)")
+        err = np.abs(arr - exp)
+        err = np.where(np.isfinite(exp) | finite, err, 0.0)
+        err = np.nan_to_num(err, nan=np.inf)
+        bound = self.atol + self.rtol * np.abs(np.nan_to_num(exp))
+        if (err <= bound).all():
+            return Check(True)
+        worst = float(err.max())
+        return Check(False, f"values differ from the reference (largest error {worst:.3g}, "
+                            f"{int((err > bound).sum())} of {err.size} entries off)")
+
+
+@dataclass(frozen=True)
+class Exact(Comparator):
+    """Exact equality of plain numbers / strings / nested lists (ints compared as ints)."""
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        if isinstance(got, np.ndarray):
+            got = got.tolist()
+        if isinstance(expected, np.ndarray):
+            expected = expected.tolist()
+        if type_name(got) != type_name(expected) and not _both_numbers(got, expected):
+            return Check(False, f"expected {type_name(expected)}, got {type_name(got)}")
+        return Check(got == expected, "" if got == expected else f"{got!r} is not the expected value")
+
+
+def _both_numbers(a: Any, b: Any) -> bool:
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array{list(value.shape)}"
+    return type(value).__name__

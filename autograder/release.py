@@ -1,0 +1,196 @@
+"""Source notebook -> student release, as ordered, named, replaceable stages.
+
+1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
+2. ``fill_visible_checks``   placeholder grade cells get checks whose expected values are
+                             computed from the reference now (nothing typed in by hand)
+3. ``nbgrader_generate``     nbgrader's own GenerateAssignment: strips solutions, locks cells,
+                             computes checksums (we do not re-implement any of it)
+4. ``normalise``             deterministic JSON (stable ids, no volatile metadata)
+5. ``verify_clean``          refuses a release that still holds solution code or hidden material
+
+The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
+"""
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+import numpy as np
+
+from autograder.judging.compare import AllClose
+from autograder.spec import RELEASE_DIR, Assignment, Question
+
+PLACEHOLDER = "# autograder: visible checks for "
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME")
+
+
+# ---------------------------------------------------------------- literals
+
+def _number(x) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "True" if x else "False"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return format(float(x), ".7g")
+
+
+def _nested(arr: np.ndarray) -> str:
+    if arr.ndim == 0:
+        return _number(arr.item())
+    return "[" + ", ".join(_nested(a) for a in arr) + "]"
+
+
+def array_literal(value, args_as: str) -> str:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    arr = np.asarray(value)
+    if arr.dtype == bool:
+        dtype = "torch.bool" if args_as == "torch" else "bool"
+    else:
+        dtype = "torch.float32" if args_as == "torch" else "np.float32"
+    ctor = "torch.tensor" if args_as == "torch" else "np.array"
+    return f"{ctor}({_nested(arr)}, dtype={dtype})"
+
+
+def visible_check_source(question: Question) -> str:
+    """The code of a released check cell: worked examples, expected values from the reference."""
+    lines = [f"# Visible checks for `{question.answer}`. The expected values were computed from the",
+             "# course's reference implementation when this notebook was released. Passing them",
+             "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
+             "import numpy as np"]
+    if question.args_as == "torch":
+        lines.append("import torch")
+    if not question.call:
+        lines.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
+    for probe in question.visible:
+        expected = question.expected(probe)
+        lines.append("")
+        if probe.note:
+            lines.append(f"# {probe.note}")
+        args = ", ".join(array_literal(a, question.args_as) for a in probe.args)
+        lines.append(f"_got = {question.answer}({args})")
+        if isinstance(question.compare, AllClose):
+            lines.append("np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),")
+            lines.append(f"    {_nested(np.asarray(expected, dtype=np.float64))},")
+            lines.append(f"    rtol={question.compare.rtol:g}, atol={question.compare.atol:g},"
+                         f" err_msg={probe.label!r})")
+        else:
+            lines.append(f"assert _got == {expected!r}, {probe.label!r}")
+    lines.append(f"print('visible checks passed for {question.answer}')")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- stages
+
+@dataclass
+class ReleaseContext:
+    assignment: Assignment
+    workdir: Path  # a scratch nbgrader course directory
+    notebook: Path | None = None  # the source notebook being prepared
+    release: Path | None = None  # the generated release folder
+
+
+def copy_source(ctx: ReleaseContext) -> None:
+    target = ctx.workdir / "source" / ctx.assignment.name
+    target.mkdir(parents=True)
+    for name in (ctx.assignment.notebook, *ctx.assignment.extra_files):
+        shutil.copy2(ctx.assignment.source_dir / name, target / name)
+    ctx.notebook = target / ctx.assignment.notebook
+
+
+def fill_visible_checks(ctx: ReleaseContext) -> None:
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        source = cell.source.strip()
+        if cell.cell_type == "code" and source.startswith(PLACEHOLDER):
+            grade_id = source[len(PLACEHOLDER):].strip()
+            cell.source = visible_check_source(ctx.assignment.question(grade_id))
+    nbformat.write(nb, ctx.notebook)
+
+
+def nbgrader_generate(ctx: ReleaseContext) -> None:
+    from nbgrader.apps.generateassignmentapp import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    config = Config()
+    config.CourseDirectory.root = str(ctx.workdir)
+    config.CourseDirectory.assignment_id = ctx.assignment.name
+    config.GenerateAssignment.no_database = True
+    app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
+    app.start()
+    ctx.release = ctx.workdir / "release" / ctx.assignment.name
+
+
+def normalise(ctx: ReleaseContext) -> None:
+    path = ctx.release / ctx.assignment.notebook
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell-{index}")
+        cell["id"] = hashlib.sha1(f"{index}:{grade_id}".encode()).hexdigest()[:8]
+        cell.get("metadata", {}).pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def verify_clean(ctx: ReleaseContext) -> None:
+    text = (ctx.release / ctx.assignment.notebook).read_text(encoding="utf-8")
+    for marker in SOLUTION_MARKERS:
+        if marker in text:
+            raise RuntimeError(f"release of {ctx.assignment.name} still contains {marker!r}")
+    if PLACEHOLDER in text:
+        raise RuntimeError(f"release of {ctx.assignment.name} has an unfilled visible-check cell")
+
+
+STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
+    ("copy_source", copy_source),
+    ("fill_visible_checks", fill_visible_checks),
+    ("nbgrader_generate", nbgrader_generate),
+    ("normalise", normalise),
+    ("verify_clean", verify_clean),
+]
+
+
+def build_release(assignment: Assignment, workdir: Path, stages=STAGES) -> Path:
+    """Run the stages in a scratch course directory; return the generated release folder."""
+    ctx = ReleaseContext(assignment, workdir)
+    for _name, stage in stages:
+        stage(ctx)
+    return ctx.release
+
+
+def _same_tree(a: Path, b: Path) -> bool:
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file()) if b.exists() else None
+    return files_a == files_b and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files_a)
+
+
+def release(assignment: Assignment, *, check: bool = False, release_dir: Path = RELEASE_DIR) -> bool:
+    """Write release/<name>/ (or, with check, report whether it is up to date). True = up to date."""
+    with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
+        built = build_release(assignment, Path(tmp))
+        target = release_dir / assignment.name
+        if _same_tree(built, target):
+            return True
+        if not check:
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(built, target)
+        return False
+
+
+def released_notebook(assignment: Assignment, release_dir: Path = RELEASE_DIR) -> Path:
+    return release_dir / assignment.name / assignment.notebook
+
+
+def release_summary(assignment: Assignment) -> str:
+    nb = json.loads(released_notebook(assignment).read_text(encoding="utf-8"))
+    return f"{assignment.name}: {len(nb['cells'])} cells, {len(assignment.questions)} autograded questions"

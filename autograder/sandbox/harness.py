@@ -1,0 +1,335 @@
+"""The warm worker that runs inside the sandbox (a "zygote").
+
+Started once per worker (inside bubblewrap when available), it imports numpy and torch once,
+then for every job forks a fresh child that drops privileges and limits itself, executes the
+student's notebook cells, calls the student's answers on the probe inputs it is given and
+streams back *plain data* only. The zygote relays the child's events to the grader, enforces
+wall-time limits by killing, and cleans up after the child (scratch files, stray processes).
+
+No verdict is reached here: the grader compares the returned data with the reference in its
+own process. This file imports nothing from ``autograder`` (the sandbox cannot see it).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+try:  # torch is optional for the harness itself; problem sets that use it need it installed
+    import torch  # noqa: E402
+
+    torch.set_num_threads(int(os.environ.get("AUTOGRADER_THREADS", "1")))
+    torch.softmax(torch.ones(2, 2) @ torch.ones(2, 2), -1)  # lazy init happens once, here
+except ImportError:  # pragma: no cover
+    torch = None
+
+MAX_STREAM = 64 << 20  # bytes a child may send back in one job
+OUTPUT_HEAD = 4000  # characters of a child's stdout/stderr kept for feedback
+IN_PID_NAMESPACE = os.environ.get("AUTOGRADER_PID_NS") == "1" and os.getpid() <= 3  # bwrap --unshare-pid
+
+
+class SoftTimeout(BaseException):
+    """Raised in the child when a cell or question runs past its time."""
+
+
+# ---------------------------------------------------------------- child side
+
+class _IPythonStub:
+    """Cells were rewritten by IPython's transformer; magics and shell escapes do nothing here."""
+
+    def run_line_magic(self, *a, **k):
+        return None
+
+    run_cell_magic = run_line_magic
+    system = getoutput = run_line_magic
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # a hostile __str__
+        text = type(exc).__name__ if isinstance(type(exc).__name__, str) else "Exception"
+    return text[:500]
+
+
+def _to_plain(value):
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        if value.dtype == torch.bfloat16:
+            value = value.float()
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _to_args(args, args_as):
+    if args_as == "torch" and torch is not None:
+        return [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args]
+    return list(args)
+
+
+def _alarm(seconds: float) -> None:
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0))
+
+
+def _on_alarm(signum, frame):
+    raise SoftTimeout("time limit reached")
+
+
+def _limit_self(job: dict, baseline_vm: int) -> None:
+    lim = job["limits"]
+    os.setsid()
+    mem = baseline_vm + lim["memory_mb"] * (1 << 20)
+    for name, value in (("RLIMIT_AS", mem), ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
+                        ("RLIMIT_CPU", lim["cpu_s"]), ("RLIMIT_CORE", 0),
+                        ("RLIMIT_NOFILE", 256)):
+        resource.setrlimit(getattr(resource, name), (value, value))
+    uid = job.get("uid")
+    if uid is not None and os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+
+def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
+    """Executes in the forked child; never returns."""
+    try:
+        out = os.open(os.path.join(scratch, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        os.close(null)
+        os.chdir(scratch)
+        os.environ["HOME"] = scratch
+        os.environ["TMPDIR"] = scratch
+        _limit_self(job, baseline_vm)
+    except BaseException as exc:  # pragma: no cover - setup failure is infrastructure
+        wire.write_message(res_w, {"fatal": _describe(exc)})
+        os._exit(3)
+
+    def send(message):
+        wire.write_message(res_w, message)
+
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": _IPythonStub}
+    skip = set(job.get("skip_cells", ()))
+    for index, source in enumerate(job["cells"]):
+        if index in skip:
+            continue
+        send({"cell": index, "status": "start"})
+        status, error = "ok", None
+        try:
+            _alarm(job["cell_timeout_s"])
+            exec(compile(source, f"<cell {index}>", "exec"), namespace)
+        except SoftTimeout:
+            status, error = "timeout", f"the cell ran for more than {job['cell_timeout_s']:g} s"
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+            status, error = "error", _describe(exc)
+        finally:
+            _alarm(0)
+        send({"cell": index, "status": status, "error": error})
+
+    for q in job["questions"]:
+        send({"q": q["id"], "status": "start"})
+        send(_answer_question(q, namespace))
+    send({"done": True})
+    os._exit(0)
+
+
+def _answer_question(q: dict, namespace: dict) -> dict:
+    name = q["answer"]
+    if name not in namespace:
+        return {"q": q["id"], "missing": f"`{name}` is not defined in the notebook"}
+    target = namespace[name]
+    if not q["call"]:
+        return {"q": q["id"], "results": [_encoded(lambda: target)]}
+    if not callable(target):
+        return {"q": q["id"], "missing": f"`{name}` is not a function"}
+    results = []
+    deadline = time.monotonic() + q["timeout_s"]
+    for probe in q["probes"]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            results.append({"timeout": f"ran past the {q['timeout_s']:g} s limit"})
+            continue
+        args = _to_args(wire.decode_value(probe["args"]), q["args_as"])
+        kwargs = wire.decode_value(probe.get("kwargs") or {"$dict": []})
+        try:
+            _alarm(remaining)
+            results.append(_encoded(lambda: target(*args, **kwargs)))
+        except SoftTimeout:
+            results.append({"timeout": f"ran past the {q['timeout_s']:g} s limit"})
+        finally:
+            _alarm(0)
+    return {"q": q["id"], "results": results}
+
+
+def _encoded(produce) -> dict:
+    try:
+        value = produce()
+    except SoftTimeout:
+        raise
+    except BaseException as exc:
+        return {"error": _describe(exc)}
+    try:
+        return {"value": wire.encode_value(_to_plain(value))}
+    except SoftTimeout:
+        raise
+    except BaseException as exc:
+        return {"error": f"the returned value is not plain data ({_describe(exc)})"}
+
+
+# ---------------------------------------------------------------- zygote side
+
+def _kill_strays() -> None:
+    """Kill every process in our pid namespace except pid 1 and ourselves (bwrap only)."""
+    if not IN_PID_NAMESPACE:
+        return
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, me):
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                break
+        except ChildProcessError:
+            break
+
+
+def _phase_timeout(job: dict, phase) -> float:
+    if phase is None:
+        return job["cell_timeout_s"]
+    kind, key = phase
+    if kind == "cell":
+        return job["cell_timeout_s"] + 2.0  # soft timeout first, hard kill after a grace period
+    return job["question_timeouts"][key] + 2.0
+
+
+def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
+    scratch = os.path.join(job.get("scratch_root", "/tmp"), f"sub-{os.getpid()}-{counter}")
+    os.makedirs(scratch, mode=0o700)
+    if job.get("uid") is not None and os.getuid() == 0:
+        os.chown(scratch, job["uid"], job["uid"])
+    res_r, res_w = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(res_r)
+        run_child(job, scratch, res_w, baseline_vm)
+    os.close(res_w)
+    events, reason, received, buffer = [], None, 0, b""
+    phase, phase_start = None, started
+    try:
+        while True:
+            timeout = phase_start + _phase_timeout(job, phase) - time.monotonic()
+            ready, _, _ = select.select([res_r], [], [], max(timeout, 0))
+            if not ready:
+                where = f"{phase[0]} {phase[1]}" if phase else "start-up"
+                reason = f"killed: no progress for {_phase_timeout(job, phase):g} s in {where}"
+                break
+            chunk = os.read(res_r, 1 << 20)
+            if not chunk:
+                break
+            received += len(chunk)
+            if received > MAX_STREAM:
+                reason = "killed: returned more than 64 MiB of data"
+                break
+            buffer += chunk
+            while len(buffer) >= wire.HEADER.size:
+                (length,) = wire.HEADER.unpack(buffer[:wire.HEADER.size])
+                if len(buffer) < wire.HEADER.size + length:
+                    break
+                body, buffer = buffer[wire.HEADER.size:wire.HEADER.size + length], buffer[wire.HEADER.size + length:]
+                event = wire.json.loads(body)
+                events.append(event)
+                if event.get("status") == "start":
+                    phase = ("cell", event["cell"]) if "cell" in event else ("question", event["q"])
+                    phase_start = time.monotonic()
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status = os.waitpid(pid, 0)
+        os.close(res_r)
+        _kill_strays()
+    output = _read_head(os.path.join(scratch, ".output"))
+    shutil.rmtree(scratch, ignore_errors=True)
+    if reason is None and not (events and events[-1].get("done")):
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+            reason = f"crashed: killed by {name}" + (" (CPU time limit)" if sig == signal.SIGXCPU else "")
+        else:
+            reason = f"exited with status {os.WEXITSTATUS(status)} before finishing"
+    return {"events": events, "reason": reason, "output": output,
+            "seconds": round(time.monotonic() - started, 4)}
+
+
+def _read_head(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(OUTPUT_HEAD).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _virtual_memory() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def main() -> None:
+    # Jobs arrive on stdin; replies leave on a private duplicate of stdout, and fd 1 itself is
+    # pointed at stderr so nothing printed by accident can corrupt the channel.
+    reply_fd = os.dup(1)
+    os.dup2(2, 1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    baseline_vm = _virtual_memory()
+    wire.write_message(reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE,
+                                  "torch": getattr(torch, "__version__", None)})
+    counter = 0
+    while True:
+        job = wire.read_message(0, max_bytes=256 << 20)
+        if job is None:
+            return
+        counter += 1
+        try:
+            reply = run_job(job, counter, baseline_vm)
+        except Exception as exc:  # infrastructure failure: report it, keep serving
+            reply = {"events": [], "reason": f"infrastructure: {_describe(exc)}", "output": "",
+                     "infrastructure": True}
+        wire.write_message(reply_fd, reply)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Warm sandboxed workers, seen from the trusted grader.
+
+Each :class:`Worker` is one long-lived harness process (see ``harness.py``) started inside
+bubblewrap when it is usable: no network, its own pid/ipc/uts namespaces, a read-only view of
+the system and of the Python environment only (not the course tree, the solutions, the
+gradebook or the grader's code), a private /tmp, a scrubbed environment and capabilities cut
+down to what the harness needs to drop each child to an unprivileged uid. Where bubblewrap is
+not usable the worker runs with rlimits and a scrubbed environment only, and says so
+(``sandbox_mode`` is written into every result).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.sandbox import wire
+
+HARNESS_DIR = Path(__file__).resolve().parent
+SANDBOX_HARNESS = "/opt/autograder-harness"
+BASE_UID = 61000  # worker i's children run as uid BASE_UID + i (when the grader is root)
+
+
+@dataclass
+class Limits:
+    memory_mb: int = 2048  # address space on top of the warm worker's own
+    fsize_mb: int = 64
+    cpu_s: int = 300
+    nproc: int = 64  # processes + threads for the child's uid
+
+
+@dataclass
+class SandboxConfig:
+    mode: str = "auto"  # "auto" | "bwrap" | "rlimits"
+    limits: Limits = field(default_factory=Limits)
+    threads: int = 1
+
+
+_BWRAP_OK: bool | None = None
+
+
+def bwrap_usable() -> bool:
+    global _BWRAP_OK
+    if _BWRAP_OK is None:
+        exe = shutil.which("bwrap")
+        _BWRAP_OK = bool(exe) and subprocess.run(
+            [exe, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    return _BWRAP_OK
+
+
+def resolve_mode(mode: str) -> str:
+    if mode == "auto":
+        return "bwrap" if bwrap_usable() else "rlimits"
+    if mode == "bwrap" and not bwrap_usable():
+        raise RuntimeError("bubblewrap was requested but is not usable here (apt-get install bubblewrap)")
+    return mode
+
+
+def _sandbox_env(threads: int) -> dict[str, str]:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+            "AUTOGRADER_THREADS": str(threads), "MPLBACKEND": "Agg",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+def bwrap_command(threads: int) -> list[str]:
+    python_roots = sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)})
+    cmd = ["bwrap", "--ro-bind", "/usr", "/usr"]
+    for path in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        if os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"):
+        cmd += ["--ro-bind-try", path, path]
+    for root in python_roots:
+        if not root.startswith("/usr/"):
+            cmd += ["--ro-bind", root, root]
+    cmd += ["--ro-bind", str(HARNESS_DIR), SANDBOX_HARNESS,
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--clearenv"]
+    if os.geteuid() == 0:
+        cmd += ["--cap-drop", "ALL"]
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"):
+            cmd += ["--cap-add", cap]
+    for key, value in {**_sandbox_env(threads), "AUTOGRADER_PID_NS": "1"}.items():
+        cmd += ["--setenv", key, value]
+    cmd += ["--chdir", "/tmp", sys.executable, "-I", f"{SANDBOX_HARNESS}/harness.py"]
+    return cmd
+
+
+class WorkerDied(RuntimeError):
+    pass
+
+
+class Worker:
+    """One warm harness process. ``run(job)`` is serialised by a lock; a dead worker restarts."""
+
+    def __init__(self, index: int, config: SandboxConfig):
+        self.index = index
+        self.config = config
+        self.mode = resolve_mode(config.mode)
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._scratch: str | None = None
+        self.restarts = 0
+
+    # -- life cycle
+    def start(self) -> None:
+        if self.mode == "bwrap":
+            cmd, env, cwd = bwrap_command(self.config.threads), None, "/"
+        else:
+            self._scratch = tempfile.mkdtemp(prefix="autograder-worker-")
+            os.chmod(self._scratch, 0o711)
+            cmd = [sys.executable, "-I", str(HARNESS_DIR / "harness.py")]
+            env, cwd = _sandbox_env(self.config.threads), self._scratch
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, env=env, cwd=cwd,
+                                      start_new_session=True)
+        hello = self._read()
+        if not (isinstance(hello, dict) and hello.get("ready")):
+            raise WorkerDied(f"sandbox worker did not start ({self.mode})")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def _read(self):
+        msg = wire.read_message(self._proc.stdout.fileno(), max_bytes=512 << 20)
+        if msg is None:
+            raise WorkerDied("sandbox worker exited")
+        return msg
+
+    # -- work
+    def run(self, job: dict) -> dict:
+        job = dict(job)
+        job["limits"] = vars(self.config.limits)
+        if os.geteuid() == 0:
+            job["uid"] = BASE_UID + self.index
+        if self._scratch:
+            job["scratch_root"] = self._scratch
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    if self._proc is None or self._proc.poll() is not None:
+                        if self._proc is not None:
+                            self.restarts += 1
+                        self.stop()
+                        self.start()
+                    self._proc.stdin.write(wire.dumps(job))
+                    self._proc.stdin.flush()
+                    return self._read()
+                except (WorkerDied, BrokenPipeError, OSError, wire.WireError):
+                    self.stop()
+                    if attempt:
+                        raise
+        raise WorkerDied("unreachable")

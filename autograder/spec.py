@@ -1,0 +1,151 @@
+"""Question specs: one source of truth per autograded question.
+
+A problem set's ``questions.py`` (beside its source notebook in ``assignments/``) builds an
+:class:`Assignment` out of :class:`Question` objects. From one question come
+
+* the visible checks written into the released notebook (expected values computed from the
+  reference at release time, see ``autograder.release``),
+* the hidden probes drawn per student at grading time (``probes(rng)``), sent into the sandbox
+  as plain data,
+* the verdict, reached in the trusted process by comparing what came back with
+  ``reference(*probe.args)``,
+* the feedback: a failed answer is compared against each known-wrong implementation
+  (:class:`Misconception`) and, on a match, the student reads that misconception's text.
+
+The self-test (``autograder selftest``) proves each question rejects every known-wrong answer.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from autograder.judging.compare import Comparator, AllClose
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENTS_DIR = REPO_ROOT / "assignments"
+RELEASE_DIR = REPO_ROOT / "release"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One call of the student's answer: positional args as plain data (numpy arrays, numbers)."""
+
+    args: tuple
+    label: str = ""
+    kwargs: dict = field(default_factory=dict)
+    note: str = ""  # shown above a visible check in the released notebook
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A known-wrong answer and the feedback that names the idea behind it."""
+
+    name: str
+    feedback: str
+    wrong: Callable[..., Any]  # same signature as the reference; used to recognise and self-test
+
+
+@dataclass(frozen=True)
+class Question:
+    grade_id: str  # the nbgrader grade cell that carries the points
+    answer: str  # name the student defines (function or variable)
+    points: float
+    reference: Callable[..., Any]
+    probes: Callable[[np.random.Generator], Sequence[Probe]]
+    title: str = ""
+    visible: Sequence[Probe] = ()
+    compare: Comparator = AllClose()
+    misconceptions: Sequence[Misconception] = ()
+    args_as: str = "torch"  # "torch": arrays arrive as torch tensors; "numpy": as ndarrays
+    call: bool = True  # False: the answer is a value, read from the namespace, not called
+    timeout_s: float = 10.0  # wall time for all of this question's probes
+
+    def probes_for(self, student_id: str, assignment: str) -> list[Probe]:
+        return list(self.probes(student_rng(student_id, assignment, self.grade_id)))
+
+    def expected(self, probe: Probe) -> Any:
+        return to_plain(self.reference(*as_args(probe.args, self.args_as), **probe.kwargs))
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str  # folder name, e.g. "ps1_attention"
+    notebook: str  # notebook file name inside the folder
+    questions: Sequence[Question]
+    cell_timeout_s: float = 30.0  # wall time for each notebook cell in the sandbox
+    extra_files: Sequence[str] = ()  # files released beside the notebook
+
+    @property
+    def source_dir(self) -> Path:
+        return ASSIGNMENTS_DIR / self.name
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+    def question(self, grade_id: str) -> Question:
+        for q in self.questions:
+            if q.grade_id == grade_id:
+                return q
+        raise KeyError(grade_id)
+
+
+def student_rng(student_id: str, assignment: str, grade_id: str) -> np.random.Generator:
+    """Per-student, per-question generator: the same student always gets the same probes."""
+    digest = hashlib.sha256(f"{assignment}\0{grade_id}\0{student_id}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def as_args(args: tuple, args_as: str) -> tuple:
+    """Arrays become torch tensors (or stay numpy) the way the student's function receives them."""
+    if args_as != "torch":
+        return tuple(args)
+    import torch
+
+    return tuple(torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def to_plain(value: Any) -> Any:
+    """Reference outputs as plain data: tensors -> ndarray, tuples -> lists."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        return value.detach().cpu().numpy()
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def list_assignments() -> list[str]:
+    return sorted(p.name for p in ASSIGNMENTS_DIR.iterdir() if (p / "questions.py").exists())
+
+
+def resolve_name(name: str) -> str:
+    """'ps1' -> 'ps1_attention'; a full name is returned as is."""
+    names = list_assignments()
+    if name in names:
+        return name
+    matches = [n for n in names if n.split("_", 1)[0] == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise SystemExit(f"unknown problem set {name!r}; known: {', '.join(names) or 'none'}")
+
+
+def load_assignment(name: str) -> Assignment:
+    """Import ``assignments/<name>/questions.py`` (trusted instructor code) and return ASSIGNMENT."""
+    name = resolve_name(name)
+    path = ASSIGNMENTS_DIR / name / "questions.py"
+    module_name = f"_assignment_{name}"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    assignment = sys.modules[module_name].ASSIGNMENT
+    if assignment.name != name:
+        raise ValueError(f"{path}: ASSIGNMENT.name is {assignment.name!r}, expected {name!r}")
+    return assignment

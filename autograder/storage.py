@@ -1,0 +1,91 @@
+"""Results on disk: one file per submission, written atomically as it finishes.
+
+``OUT/submissions/<student>.json`` holds ``{"key": fingerprint, "record": {...}}``; the key ties
+a result to the exact notebook bytes and question spec it was computed from. ``OUT/results.json``
+is assembled from them (the CLI contract). A lock file keeps two grade runs on the same output
+directory from interleaving.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+
+class OutputBusy(RuntimeError):
+    pass
+
+
+def write_json_atomic(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True, allow_nan=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def safe_name(student: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9._@+-]", "_", student)[:120]
+    return cleaned if cleaned.strip(".") else "_" + cleaned
+
+
+class ResultStore:
+    def __init__(self, out_dir: Path):
+        self.out_dir = Path(out_dir)
+        self.sub_dir = self.out_dir / "submissions"
+
+    @contextlib.contextmanager
+    def locked(self):
+        self.sub_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.out_dir / ".lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise OutputBusy(f"another `autograder grade` is writing to {self.out_dir}; "
+                                 "wait for it or use another --out") from None
+            try:
+                yield self
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _path(self, student: str) -> Path:
+        return self.sub_dir / f"{safe_name(student)}.json"
+
+    def load(self, student: str) -> dict | None:
+        try:
+            return json.loads(self._path(student).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # absent or damaged: grade again
+
+    def key_of(self, student: str) -> str | None:
+        stored = self.load(student)
+        return stored.get("key") if isinstance(stored, dict) else None
+
+    def save(self, student: str, key: str, record: dict) -> None:
+        write_json_atomic(self._path(student), {"key": key, "record": record})
+
+    def assemble(self, assignment, students: list[str]) -> dict:
+        out = {"assignment": assignment.name, "max_score": assignment.max_score, "students": {}}
+        for student in students:
+            stored = self.load(student)
+            if stored is None:
+                continue
+            rec = stored["record"]
+            out["students"][student] = {
+                "score": rec["score"], "max_score": rec["max_score"], "questions": rec["questions"],
+                "sandbox": rec.get("sandbox"), "seconds": rec.get("seconds"),
+                **({"error": rec["error"]} if rec.get("error") else {}),
+            }
+        write_json_atomic(self.out_dir / "results.json", out)
+        return out
