@@ -120,10 +120,11 @@ class Progress:
             eta = (self.total - self.done) / rate if rate else 0.0
             width = 24
             bar = "#" * int(width * self.done / max(self.total, 1))
-            self.stream.write(f"\r[{bar:<{width}}] {self.done}/{self.total} {rate:5.1f}/s "
-                              f"ETA {eta:4.0f}s {label[:20]:<20}")
-            if self.done == self.total:
-                self.stream.write("\n")
+            line = f"[{bar:<{width}}] {self.done}/{self.total} {rate:5.1f}/s ETA {eta:4.0f}s {label[:20]:<20}"
+            if self.stream.isatty():
+                self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
+            elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
+                self.stream.write(line.rstrip() + "\n")  # logs: about ten lines, no carriage returns
             self.stream.flush()
 
 

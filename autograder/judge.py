@@ -58,6 +58,9 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         if "timeout" in item:
             return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
         if "error" in item:
+            if item["error"].startswith("NotImplementedError"):
+                return result("error", f"`{question.answer}` is not implemented yet: replace the "
+                                       "release's `raise NotImplementedError()` with your code")
             return result("error", f"`{question.answer}` on {where} raised {item['error']}")
         check = question.compare(item["value"], question.expected(probe))
         values.append(item["value"])

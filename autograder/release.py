@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import filecmp
 import hashlib
+import io
 import json
+import logging
+import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,12 +124,23 @@ def nbgrader_generate(ctx: ReleaseContext) -> None:
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
+    # nbgrader's gradebook shells out to `alembic`, which lives beside this interpreter.
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     config = Config()
     config.CourseDirectory.root = str(ctx.workdir)
     config.CourseDirectory.assignment_id = ctx.assignment.name
-    config.GenerateAssignment.no_database = True
+    config.CourseDirectory.db_url = f"sqlite:///{ctx.workdir / 'gradebook.db'}"  # scratch, discarded
     app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
-    app.start()
+    log = io.StringIO()
+    app.log.addHandler(logging.StreamHandler(log))
+    app.log.propagate = False
+    try:
+        app.start()
+    except Exception as exc:
+        raise RuntimeError(f"nbgrader generate_assignment failed for {ctx.assignment.name}:\n"
+                           f"{log.getvalue()[-4000:]}") from exc
     ctx.release = ctx.workdir / "release" / ctx.assignment.name
 
 

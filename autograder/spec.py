@@ -80,10 +80,11 @@ class Assignment:
     questions: Sequence[Question]
     cell_timeout_s: float = 30.0  # wall time for each notebook cell in the sandbox
     extra_files: Sequence[str] = ()  # files released beside the notebook
+    root: Path = ASSIGNMENTS_DIR  # where the source folder lives (tests point it elsewhere)
 
     @property
     def source_dir(self) -> Path:
-        return ASSIGNMENTS_DIR / self.name
+        return self.root / self.name
 
     @property
     def max_score(self) -> float:

@@ -151,6 +151,11 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         send({"q": q["id"], "status": "start"})
         send(_answer_question(q, namespace))
     send({"done": True})
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
     os._exit(0)
 
 

@@ -81,8 +81,14 @@ def bwrap_command(threads: int) -> list[str]:
                  "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"):
         cmd += ["--ro-bind-try", path, path]
     for root in python_roots:
-        if not root.startswith("/usr/"):
-            cmd += ["--ro-bind", root, root]
+        if root.startswith("/usr/"):
+            continue
+        # Parents of the bound Python trees must be traversable by the unprivileged child
+        # (e.g. /root is 0700 on the host); inside the sandbox they are fresh empty dirs.
+        parents = [str(p) for p in reversed(Path(root).parents) if str(p) != "/"]
+        for parent in parents:
+            cmd += ["--perms", "0755", "--dir", parent]
+        cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(HARNESS_DIR), SANDBOX_HARNESS,
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
