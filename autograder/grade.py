@@ -97,7 +97,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
                 if res.status == "missing" and run.cell_errors:
                     first = min(run.cell_errors)
-                    res.feedback += f" (code cell {first + 1} failed: {run.cell_errors[first]})"
+                    res.feedback += f" ({nb.labels[first]} failed: {run.cell_errors[first]})"
                 questions[q.grade_id] = res.to_json()
             record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})

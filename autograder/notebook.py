@@ -23,6 +23,7 @@ class NotebookError(ValueError):
 class StudentNotebook:
     path: Path
     cells: list[str]  # code to run, in notebook order
+    labels: list[str]  # how a student finds each of those cells ("cell sdpa_impl", "cell 7")
     grade_ids: list[str]  # nbgrader grade_ids seen (for messages about deleted cells)
 
 
@@ -63,8 +64,8 @@ def read_notebook(path: Path) -> StudentNotebook:
         nb = nbformat.reads(json.dumps(raw), as_version=4)
     except Exception as exc:
         raise NotebookError(f"{path.name} could not be read as a notebook ({exc})") from None
-    cells, grade_ids = [], []
-    for cell in nb.cells:
+    cells, labels, grade_ids = [], [], []
+    for position, cell in enumerate(nb.cells, start=1):
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("grade_id"):
             grade_ids.append(str(meta["grade_id"]))
@@ -76,4 +77,5 @@ def read_notebook(path: Path) -> StudentNotebook:
         if not isinstance(source, str):
             continue
         cells.append(_python_source(source))
-    return StudentNotebook(path=path, cells=cells, grade_ids=grade_ids)
+        labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
+    return StudentNotebook(path=path, cells=cells, labels=labels, grade_ids=grade_ids)

@@ -114,7 +114,7 @@ def fill_visible_checks(ctx: ReleaseContext) -> None:
     for cell in nb.cells:
         source = cell.source.strip()
         if cell.cell_type == "code" and source.startswith(PLACEHOLDER):
-            grade_id = source[len(PLACEHOLDER):].strip()
+            grade_id = source[len(PLACEHOLDER):].split("\n", 1)[0].strip()
             cell.source = visible_check_source(ctx.assignment.question(grade_id))
     nbformat.write(nb, ctx.notebook)
 

@@ -121,7 +121,8 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
 
 def _human(reason: str) -> str:
     if "no progress" in reason:
-        return "stopped: it ran past the time limit (" + reason.split("no progress for ", 1)[-1] + ")"
+        seconds = reason.split("no progress for ", 1)[-1].split(" s", 1)[0]
+        return f"stopped: it ran past the time limit ({seconds} s)"
     if "SIGKILL" in reason or "SIGSEGV" in reason or "crashed" in reason:
         return f"the Python process {reason.replace('crashed: ', '')} (a crash, e.g. out of memory or a segfault)"
     if reason.startswith("exited"):

@@ -22,8 +22,9 @@ def test_release_check_fails_when_a_solution_changes(ps1, tmp_path):
     shutil.copytree(ps1.source_dir, tmp_path / ps1.name)
     path = tmp_path / ps1.name / ps1.notebook
     nb = nbformat.read(path, as_version=4)
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "sdpa")
-    cell.source += "\n# an instructor edit"
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "sdpa_impl")
+    assert "mask True = may attend" in cell.source
+    cell.source = cell.source.replace("mask True = may attend", "mask True = attend")  # the stub's docstring
     nbformat.write(nb, path)
     assert not release(replace(ps1, root=tmp_path), check=True, release_dir=RELEASE_DIR)
 

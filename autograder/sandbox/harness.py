@@ -11,6 +11,7 @@ own process. This file imports nothing from ``autograder`` (the sandbox cannot s
 """
 from __future__ import annotations
 
+import io
 import os
 import resource
 import select
@@ -43,6 +44,28 @@ class SoftTimeout(BaseException):
 
 # ---------------------------------------------------------------- child side
 
+class _CappedStream(io.TextIOBase):
+    """sys.stdout/sys.stderr for student code: keeps the first `cap` characters, drops the rest,
+    and never fails — printing a gigabyte costs time, not the question."""
+
+    def __init__(self, fd: int, cap: int = 1 << 20):
+        self.fd, self.left = fd, cap
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        if self.left > 0:
+            chunk = text[: self.left]
+            self.left -= len(chunk)
+            try:
+                os.write(self.fd, chunk.encode("utf-8", "replace"))
+            except OSError:
+                self.left = 0
+        return len(text)
+
+
 class _IPythonStub:
     """Cells were rewritten by IPython's transformer; magics and shell escapes do nothing here."""
 
@@ -54,6 +77,8 @@ class _IPythonStub:
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "MemoryError: out of memory (the sandbox's memory limit was reached)"
     try:
         text = f"{type(exc).__name__}: {exc}"
     except BaseException:  # a hostile __str__
@@ -122,6 +147,7 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         os.environ["HOME"] = scratch
         os.environ["TMPDIR"] = scratch
         _limit_self(job, baseline_vm)
+        sys.stdout, sys.stderr = _CappedStream(1), _CappedStream(2)
     except BaseException as exc:  # pragma: no cover - setup failure is infrastructure
         wire.write_message(res_w, {"fatal": _describe(exc)})
         os._exit(3)
