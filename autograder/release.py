@@ -99,6 +99,14 @@ class ReleaseContext:
     workdir: Path  # a scratch nbgrader course directory
     notebook: Path | None = None  # the source notebook being prepared
     release: Path | None = None  # the generated release folder
+    db_url: str | None = None  # gradebook that records the assignment (default: a scratch one)
+
+
+def alembic_on_path() -> None:
+    """nbgrader's Gradebook shells out to `alembic`, which lives beside this interpreter."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 
 
 def copy_source(ctx: ReleaseContext) -> None:
@@ -124,14 +132,11 @@ def nbgrader_generate(ctx: ReleaseContext) -> None:
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
-    # nbgrader's gradebook shells out to `alembic`, which lives beside this interpreter.
-    bindir = str(Path(sys.executable).parent)
-    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    alembic_on_path()
     config = Config()
     config.CourseDirectory.root = str(ctx.workdir)
     config.CourseDirectory.assignment_id = ctx.assignment.name
-    config.CourseDirectory.db_url = f"sqlite:///{ctx.workdir / 'gradebook.db'}"  # scratch, discarded
+    config.CourseDirectory.db_url = ctx.db_url or f"sqlite:///{ctx.workdir / 'gradebook.db'}"
     app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
     log = io.StringIO()
     app.log.addHandler(logging.StreamHandler(log))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -136,16 +137,24 @@ def resolve_name(name: str) -> str:
     raise SystemExit(f"unknown problem set {name!r}; known: {', '.join(names) or 'none'}")
 
 
+_LOAD_LOCK = threading.RLock()
+
+
 def load_assignment(name: str) -> Assignment:
     """Import ``assignments/<name>/questions.py`` (trusted instructor code) and return ASSIGNMENT."""
     name = resolve_name(name)
     path = ASSIGNMENTS_DIR / name / "questions.py"
     module_name = f"_assignment_{name}"
-    if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+    with _LOAD_LOCK:  # grading threads (and Dask tasks) may ask at the same time
+        if module_name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[module_name]
+                raise
     assignment = sys.modules[module_name].ASSIGNMENT
     if assignment.name != name:
         raise ValueError(f"{path}: ASSIGNMENT.name is {assignment.name!r}, expected {name!r}")

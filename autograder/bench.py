@@ -1,0 +1,123 @@
+"""`autograder bench grading|model|tasks` — measurements printed, never asserted in tests.
+
+``grading`` builds one batch of N submissions of PS1 (honest and wrong), grades it with
+``nbgrader autograde`` (a fresh kernel per notebook, its normal mode) and with this engine,
+in the same run on the same machine, checks both give the honest submissions the same score,
+and prints seconds per notebook for each and, last, ``speedup_vs_nbgrader: <ratio>``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.demo import MISSING_SCALE
+from autograder.grade import grade_cohort
+from autograder.release import ReleaseContext, copy_source, fill_visible_checks
+from autograder.samples import make_notebook, write_submission
+from autograder.spec import load_assignment
+
+
+def make_batch(root: Path, n: int) -> dict[str, bool]:
+    """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
+    assignment = load_assignment("ps1_attention")
+    honest = {}
+    for i in range(n):
+        student = f"s{i:03d}"
+        honest[student] = i % 3 != 2
+        nb = make_notebook(assignment, None if honest[student] else {"sdpa_impl": MISSING_SCALE})
+        write_submission(root, student, assignment, nb)
+    return honest
+
+
+def nbgrader_course(course: Path, submissions: Path) -> None:
+    """A real nbgrader course: source (with visible checks), generated release, submitted/."""
+    from autograder.release import nbgrader_generate
+
+    assignment = load_assignment("ps1_attention")
+    ctx = ReleaseContext(assignment, course)
+    copy_source(ctx)
+    fill_visible_checks(ctx)
+    nbgrader_generate(ctx)  # also records the assignment in course/gradebook.db
+    shutil.copytree(submissions, course / "submitted")
+
+
+def nbgrader_scores(course: Path) -> dict[str, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {s.student.id: float(s.score) for s in gb.assignment_submissions("ps1_attention")}
+
+
+def run_nbgrader(course: Path) -> float:
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    started = time.perf_counter()
+    proc = subprocess.run([str(bindir / "nbgrader"), "autograde", "ps1_attention", "--force",
+                           f"--CourseDirectory.root={course}",
+                           f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}",
+                           "--ExecutePreprocessor.timeout=120"],
+                          cwd=course, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def bench_grading(n: int = 40, workers: int = 2) -> int:
+    assignment = load_assignment("ps1_attention")
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-") as tmp:
+        tmp = Path(tmp)
+        honest = make_batch(tmp / "submitted", n)
+        nbgrader_course(tmp / "course", tmp / "submitted")
+        print(f"batch: {n} notebooks of {assignment.name} ({sum(honest.values())} honest), {workers} workers",
+              flush=True)
+
+        started = time.perf_counter()
+        ours = grade_cohort(assignment, tmp / "submitted", tmp / "ours", workers=workers, progress=False)
+        t_ours = time.perf_counter() - started
+        per_sub = [rec["seconds"] for rec in ours["students"].values()]
+        print(f"this engine: {t_ours:.2f} s total, {t_ours / n:.4f} s per notebook "
+              f"(per-submission time in a warm worker: median {sorted(per_sub)[len(per_sub) // 2]:.4f} s)",
+              flush=True)
+
+        t_nbg = run_nbgrader(tmp / "course")
+        print(f"nbgrader autograde: {t_nbg:.2f} s total, {t_nbg / n:.4f} s per notebook", flush=True)
+
+        theirs = nbgrader_scores(tmp / "course")
+        disagree = [s for s, ok in honest.items() if ok and theirs.get(s) != ours["students"][s]["score"]]
+        print(f"honest submissions: both score {assignment.max_score:g}/{assignment.max_score:g}"
+              if not disagree else f"SCORES DISAGREE on honest submissions: {disagree[:5]}")
+        caught = sum(1 for s, ok in honest.items() if not ok and ours["students"][s]["score"] == 0)
+        passed_nbg = sum(1 for s, ok in honest.items() if not ok and theirs.get(s, 0) > 0)
+        print(f"wrong submissions: this engine gave 0 to {caught}/{n - sum(honest.values())}; "
+              f"nbgrader's visible checks gave points to {passed_nbg}")
+        print(f"speedup_vs_nbgrader: {t_nbg / t_ours:.1f}")
+        return 1 if disagree else 0
+
+
+def cmd_bench(args) -> int:
+    if args.what == "grading":
+        return bench_grading(args.n, args.workers)
+    try:
+        from solutions import bench as reference_bench
+    except ImportError:
+        print("the reference benchmarks (solutions/bench.py) are not available", file=sys.stderr)
+        return 2
+    if args.what == "model":
+        reference_bench.bench_model()
+    else:
+        reference_bench.bench_tasks()
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks")
+    p.add_argument("what", choices=["grading", "model", "tasks"])
+    p.add_argument("-n", type=int, default=40, help="submissions in the grading batch (default 40)")
+    p.add_argument("--workers", type=int, default=2)
+    p.set_defaults(func=cmd_bench)
