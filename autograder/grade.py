@@ -89,9 +89,8 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             nb, questions = None, _unanswered(assignment, "error", str(exc))
             record["error"] = str(exc)
         if nb is not None:
-            probes = {q.grade_id: q.probes_for(sub.student, assignment.name) if q.call else []
-                      for q in assignment.questions}
-            run = execute(worker, nb, assignment, probes)
+            probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
+            run = execute(worker, nb, assignment, probes, sub.student)
             questions = {}
             for q in assignment.questions:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])

@@ -50,8 +50,6 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
 
     if outcome.status in ("missing", "error", "timeout") and not outcome.results:
         return result(outcome.status, outcome.reason)
-    if not question.call:
-        probes = [Probe(args=())]
     values, failures = [], []
     for index, (probe, item) in enumerate(zip(probes, outcome.results)):
         where = _label(probe, index)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import filecmp
 import hashlib
+import inspect
 import io
 import json
 import logging
@@ -21,6 +22,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -32,6 +34,7 @@ from autograder.judging.compare import AllClose
 from autograder.spec import RELEASE_DIR, Assignment, Question
 
 PLACEHOLDER = "# autograder: visible checks for "
+PARAMS_PLACEHOLDER = "# autograder: student parameters"
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME")
 
 
@@ -117,13 +120,34 @@ def copy_source(ctx: ReleaseContext) -> None:
     ctx.notebook = target / ctx.assignment.notebook
 
 
+def student_params_source(assignment: Assignment) -> str:
+    """The cell that gives a student their personal parameters: the spec's own function, copied."""
+    fn = assignment.student_params
+    return "\n".join([
+        "# Your personal parameters. The grader derives exactly the same ones from your student id",
+        "# (your JupyterHub user name). Working elsewhere? Replace 'your-student-id' with your id.",
+        "import os",
+        "",
+        'STUDENT_ID = os.environ.get("JUPYTERHUB_USER", "your-student-id")',
+        "",
+        textwrap.dedent(inspect.getsource(fn)).strip(),
+        "",
+        f"PARAMS = {fn.__name__}(STUDENT_ID)",
+        "print(STUDENT_ID, PARAMS)",
+    ])
+
+
 def fill_visible_checks(ctx: ReleaseContext) -> None:
     nb = nbformat.read(ctx.notebook, as_version=4)
     for cell in nb.cells:
         source = cell.source.strip()
-        if cell.cell_type == "code" and source.startswith(PLACEHOLDER):
+        if cell.cell_type != "code":
+            continue
+        if source.startswith(PLACEHOLDER):
             grade_id = source[len(PLACEHOLDER):].split("\n", 1)[0].strip()
             cell.source = visible_check_source(ctx.assignment.question(grade_id))
+        elif source.startswith(PARAMS_PLACEHOLDER):
+            cell.source = student_params_source(ctx.assignment)
     nbformat.write(nb, ctx.notebook)
 
 
@@ -167,7 +191,7 @@ def verify_clean(ctx: ReleaseContext) -> None:
     for marker in SOLUTION_MARKERS:
         if marker in text:
             raise RuntimeError(f"release of {ctx.assignment.name} still contains {marker!r}")
-    if PLACEHOLDER in text:
+    if PLACEHOLDER in text or PARAMS_PLACEHOLDER in text:
         raise RuntimeError(f"release of {ctx.assignment.name} has an unfilled visible-check cell")
 
 

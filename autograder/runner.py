@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from autograder.notebook import StudentNotebook
 from autograder.sandbox import wire
 from autograder.sandbox.pool import Worker
-from autograder.spec import Assignment, Probe
+from autograder.spec import Assignment, FunctionSource, Probe
 
 
 @dataclass
@@ -33,12 +33,18 @@ class Execution:
     attempts: int
 
 
+def _encode_arg(arg):
+    if isinstance(arg, FunctionSource):
+        return {"$fn": arg.source, "name": arg.name}
+    return wire.encode_value(arg)
+
+
 def _encode_probe(probe: Probe) -> dict:
-    return {"args": wire.encode_value(list(probe.args)), "kwargs": wire.encode_value(dict(probe.kwargs))}
+    return {"args": [_encode_arg(a) for a in probe.args], "kwargs": wire.encode_value(dict(probe.kwargs))}
 
 
 def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[str, list[Probe]],
-              pending: list[str], skip_cells: set[int]) -> dict:
+              pending: list[str], skip_cells: set[int], student: str) -> dict:
     questions = []
     for grade_id in pending:
         q = assignment.question(grade_id)
@@ -46,6 +52,7 @@ def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[st
                           "timeout_s": q.timeout_s,
                           "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else []})
     return {"cells": notebook.cells, "skip_cells": sorted(skip_cells), "questions": questions,
+            "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
             "cell_timeout_s": assignment.cell_timeout_s,
             "question_timeouts": {q["id"]: q["timeout_s"] for q in questions}}
 
@@ -72,7 +79,7 @@ def _decode_results(event: dict, n_probes: int) -> Outcome:
 
 
 def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
-            probes: dict[str, list[Probe]]) -> Execution:
+            probes: dict[str, list[Probe]], student: str) -> Execution:
     pending = [q.grade_id for q in assignment.questions]
     n_probes = {gid: (len(probes[gid]) if assignment.question(gid).call else 1) for gid in pending}
     outcomes: dict[str, Outcome] = {}
@@ -81,7 +88,7 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
     seconds, output, attempts = 0.0, "", 0
     while pending and attempts <= len(notebook.cells) + len(assignment.questions):
         attempts += 1
-        reply = worker.run(build_job(notebook, assignment, probes, pending, skip))
+        reply = worker.run(build_job(notebook, assignment, probes, pending, skip, student))
         seconds += float(reply.get("seconds", 0.0))
         output = output or str(reply.get("output", ""))
         open_phase = None

@@ -21,10 +21,14 @@ from autograder.spec import Assignment, Probe, Question, as_args, to_plain
 SELFTEST_STUDENTS = ("selftest-a", "selftest-b", "selftest-c")
 
 
+def as_handed_in(value):
+    """What a student's answer looks like after the wire: formulas arrive as strings."""
+    value = to_plain(value)
+    return str(value) if hasattr(value, "free_symbols") else value
+
+
 def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
-    if not question.call:
-        return Outcome("returned", [{"value": to_plain(wrong())}])
-    return Outcome("returned", [{"value": to_plain(wrong(*as_args(p.args, question.args_as), **p.kwargs))}
+    return Outcome("returned", [{"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))}
                                 for p in probes])
 
 
@@ -35,7 +39,7 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
             problems.append(f"{q.grade_id}: no known-wrong answer to prove the check rejects anything")
         for mis in q.misconceptions:
             for student in SELFTEST_STUDENTS:
-                probes = q.probes_for(student, assignment.name) if q.call else []
+                probes = q.probes_for(student, assignment)
                 res = judge(q, probes, known_wrong_outcome(q, probes, mis.wrong))
                 if res.status == "passed":
                     problems.append(f"{q.grade_id}: known-wrong answer {mis.name!r} PASSED for {student}")

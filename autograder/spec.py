@@ -44,6 +44,25 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class FunctionSource:
+    """A function handed to the student's code as a probe argument (say, a model their tester
+    must classify). Its source travels into the sandbox as data and is compiled there; the
+    grader compiles the same source for the reference. Never student text: instructor code."""
+
+    source: str
+    name: str
+
+    def compile(self) -> Callable:
+        import math
+
+        import torch
+
+        namespace = {"np": np, "torch": torch, "math": math}
+        exec(compile(self.source, f"<probe {self.name}>", "exec"), namespace)
+        return namespace[self.name]
+
+
+@dataclass(frozen=True)
 class Misconception:
     """A known-wrong answer and the feedback that names the idea behind it."""
 
@@ -58,7 +77,7 @@ class Question:
     answer: str  # name the student defines (function or variable)
     points: float
     reference: Callable[..., Any]
-    probes: Callable[[np.random.Generator], Sequence[Probe]]
+    probes: Callable[[np.random.Generator], Sequence[Probe]] | None = None  # for functions
     title: str = ""
     visible: Sequence[Probe] = ()
     compare: Comparator = AllClose()
@@ -67,8 +86,12 @@ class Question:
     call: bool = True  # False: the answer is a value, read from the namespace, not called
     timeout_s: float = 10.0  # wall time for all of this question's probes
 
-    def probes_for(self, student_id: str, assignment: str) -> list[Probe]:
-        return list(self.probes(student_rng(student_id, assignment, self.grade_id)))
+    def probes_for(self, student_id: str, assignment: "Assignment") -> list[Probe]:
+        """Functions: probes drawn for this student. Values: one probe carrying the student's
+        parameters as keyword arguments for the reference (nothing is sent into the sandbox)."""
+        if not self.call:
+            return [Probe((), "your parameters", kwargs=assignment.params_for(student_id))]
+        return list(self.probes(student_rng(student_id, assignment.name, self.grade_id)))
 
     def expected(self, probe: Probe) -> Any:
         return to_plain(self.reference(*as_args(probe.args, self.args_as), **probe.kwargs))
@@ -82,6 +105,12 @@ class Assignment:
     cell_timeout_s: float = 30.0  # wall time for each notebook cell in the sandbox
     extra_files: Sequence[str] = ()  # files released beside the notebook
     root: Path = ASSIGNMENTS_DIR  # where the source folder lives (tests point it elsewhere)
+    # student id -> dict of personal parameters. Must be self-contained (imports inside): its
+    # source is copied into the released notebook, so student and grader compute the same.
+    student_params: Callable[[str], dict] | None = None
+
+    def params_for(self, student_id: str) -> dict:
+        return dict(self.student_params(student_id)) if self.student_params else {}
 
     @property
     def source_dir(self) -> Path:
@@ -105,9 +134,11 @@ def student_rng(student_id: str, assignment: str, grade_id: str) -> np.random.Ge
 
 
 def as_args(args: tuple, args_as: str) -> tuple:
-    """Arrays become torch tensors (or stay numpy) the way the student's function receives them."""
+    """Arrays become torch tensors (or stay numpy) the way the student's function receives them;
+    FunctionSource arguments become the functions they define."""
+    args = tuple(a.compile() if isinstance(a, FunctionSource) else a for a in args)
     if args_as != "torch":
-        return tuple(args)
+        return args
     import torch
 
     return tuple(torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in args)
@@ -119,6 +150,8 @@ def to_plain(value: Any) -> Any:
         return value.detach().cpu().numpy()
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
     return value
 
 

@@ -116,3 +116,19 @@ def test_huge_output_is_discarded_not_fatal(cohort):
     students, _ = cohort
     assert q(students, "huge_output")["status"] == "passed"  # 200 MB of print() is capped, not an error
 
+
+
+def test_a_dead_worker_is_replaced(ps1, tmp_path):
+    from autograder.grade import Submission, grade_one
+    from autograder.sandbox.pool import SandboxConfig, Worker
+
+    path = write_submission(tmp_path, "x", ps1, make_notebook(ps1))
+    worker = Worker(0, SandboxConfig())
+    try:
+        assert grade_one(worker, ps1, Submission("x", path))["score"] == 4
+        worker._proc.kill()  # the warm worker itself dies between submissions
+        worker._proc.wait()
+        assert grade_one(worker, ps1, Submission("x", path))["score"] == 4
+        assert worker.restarts == 1
+    finally:
+        worker.stop()

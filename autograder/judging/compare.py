@@ -95,3 +95,24 @@ def type_name(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"array{list(value.shape)}"
     return type(value).__name__
+
+
+@dataclass(frozen=True)
+class Formula(Comparator):
+    """A formula string, parsed by a restricted grammar (never eval) and compared with the
+    reference SymPy expression for equivalence, with a time limit."""
+
+    symbols: tuple[str, ...]
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        from autograder.judging.symbolic import FormulaError, equivalent, parse_formula
+
+        if not isinstance(got, str):
+            return Check(False, f"expected a formula as a string such as '4*d**2 + 4*d', got {type_name(got)}")
+        try:
+            expr = parse_formula(got, self.symbols)
+        except FormulaError as exc:
+            return Check(False, str(exc))
+        if equivalent(expr, expected, self.symbols):
+            return Check(True)
+        return Check(False, f"{got!r} is not equivalent to the expected formula")

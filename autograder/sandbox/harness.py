@@ -107,6 +107,13 @@ def _to_args(args, args_as):
     return list(args)
 
 
+def _function(spec: dict):
+    """A probe argument that is a function: instructor source sent as data, compiled here."""
+    namespace = {"np": np, "torch": torch, "math": __import__("math")}
+    exec(compile(spec["$fn"], f"<probe {spec['name']}>", "exec"), namespace)
+    return namespace[spec["name"]]
+
+
 def _alarm(seconds: float) -> None:
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0))
 
@@ -146,6 +153,8 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         os.chdir(scratch)
         os.environ["HOME"] = scratch
         os.environ["TMPDIR"] = scratch
+        for key, value in (job.get("env") or {}).items():
+            os.environ[str(key)] = str(value)
         _limit_self(job, baseline_vm)
         sys.stdout, sys.stderr = _CappedStream(1), _CappedStream(2)
     except BaseException as exc:  # pragma: no cover - setup failure is infrastructure
@@ -201,7 +210,8 @@ def _answer_question(q: dict, namespace: dict) -> dict:
         if remaining <= 0:
             results.append({"timeout": f"ran past the {q['timeout_s']:g} s limit"})
             continue
-        args = _to_args(wire.decode_value(probe["args"]), q["args_as"])
+        args = _to_args([_function(a) if isinstance(a, dict) and "$fn" in a else wire.decode_value(a)
+                         for a in probe["args"]], q["args_as"])
         kwargs = wire.decode_value(probe.get("kwargs") or {"$dict": []})
         try:
             _alarm(remaining)
