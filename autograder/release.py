@@ -31,7 +31,7 @@ import nbformat
 import numpy as np
 
 from autograder.judging.compare import AllClose
-from autograder.spec import RELEASE_DIR, Assignment, Question
+from autograder.spec import RELEASE_DIR, Assignment, FunctionSource, Question
 
 PLACEHOLDER = "# autograder: visible checks for "
 PARAMS_PLACEHOLDER = "# autograder: student parameters"
@@ -40,21 +40,23 @@ SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN 
 
 # ---------------------------------------------------------------- literals
 
-def _number(x) -> str:
+def _number(x, digits: int = 7) -> str:
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
     if isinstance(x, (int, np.integer)):
         return str(int(x))
-    return format(float(x), ".7g")
+    return format(float(x), f".{digits}g")
 
 
-def _nested(arr: np.ndarray) -> str:
+def _nested(arr: np.ndarray, digits: int = 7) -> str:
     if arr.ndim == 0:
-        return _number(arr.item())
-    return "[" + ", ".join(_nested(a) for a in arr) + "]"
+        return _number(arr.item(), digits)
+    return "[" + ", ".join(_nested(a, digits) for a in arr) + "]"
 
 
 def array_literal(value, args_as: str) -> str:
+    if isinstance(value, FunctionSource):
+        return value.name
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     arr = np.asarray(value)
@@ -63,7 +65,7 @@ def array_literal(value, args_as: str) -> str:
     else:
         dtype = "torch.float32" if args_as == "torch" else "np.float32"
     ctor = "torch.tensor" if args_as == "torch" else "np.array"
-    return f"{ctor}({_nested(arr)}, dtype={dtype})"
+    return f"{ctor}({_nested(arr, digits=9)}, dtype={dtype})"  # 9 digits: float32 round-trips
 
 
 def visible_check_source(question: Question) -> str:
@@ -81,6 +83,9 @@ def visible_check_source(question: Question) -> str:
         lines.append("")
         if probe.note:
             lines.append(f"# {probe.note}")
+        for arg in probe.args:
+            if isinstance(arg, FunctionSource):
+                lines.append(arg.source.strip())
         args = ", ".join(array_literal(a, question.args_as) for a in probe.args)
         lines.append(f"_got = {question.answer}({args})")
         if isinstance(question.compare, AllClose):

@@ -1,0 +1,45 @@
+"""Permutation equivariance and invariance along the sequence axis — reference testers.
+
+f is permutation *equivariant* when f(P X) = P f(X) for every permutation P of the rows
+(tokens) of X, and *invariant* when f(P X) = f(X). Self-attention without positional
+information is equivariant; pooling it over tokens is invariant; positional encodings,
+causal masks and RoPE break equivariance.
+
+The testers try structured permutations (every adjacent swap, the reversal, a cyclic shift)
+and seeded random ones, so a function that is equivariant for most but not all permutations
+(say, one that treats token 0 specially) is still caught.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def _permutations(n: int, n_random: int = 4, seed: int = 0):
+    yield torch.arange(n - 1, -1, -1)
+    yield torch.roll(torch.arange(n), 1)
+    for i in range(n - 1):
+        p = torch.arange(n)
+        p[i], p[i + 1] = i + 1, i
+        yield p
+    g = torch.Generator().manual_seed(seed)
+    for _ in range(n_random):
+        yield torch.randperm(n, generator=g)
+
+
+def _close(a, b, atol):
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=0.0))
+
+
+def is_permutation_equivariant(f, X, atol=1e-5) -> bool:
+    """X: (T, d) or (B, T, d); permutes the token axis (-2)."""
+    X = torch.as_tensor(X)
+    y = f(X)
+    if y.shape[-2:-1] != X.shape[-2:-1]:
+        return False  # the output has no token axis to permute
+    return all(_close(f(X[..., p, :]), y[..., p, :], atol) for p in _permutations(X.shape[-2]))
+
+
+def is_permutation_invariant(f, X, atol=1e-5) -> bool:
+    X = torch.as_tensor(X)
+    y = f(X)
+    return all(_close(f(X[..., p, :]), y, atol) for p in _permutations(X.shape[-2]))

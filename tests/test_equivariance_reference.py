@@ -1,0 +1,29 @@
+"""The reference testers agree with what each PS5 subject function is, by construction."""
+import numpy as np
+import pytest
+import torch
+
+from autograder.spec import load_assignment, as_args
+from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
+
+EQUIVARIANT = {"attention_no_position", "tanh_projection"}
+INVARIANT = {"mean_pooled", "cross_attention_fixed_queries"}
+
+
+@pytest.mark.parametrize("t", [4, 5, 7])
+def test_reference_testers_know_every_subject(t):
+    subjects = load_assignment("ps5_equivariance")
+    module = __import__("_assignment_ps5_equivariance")
+    X = torch.from_numpy(np.random.default_rng(t).standard_normal((t, 8)).astype(np.float32))
+    for name, source in module.SUBJECTS.items():
+        f = source.compile()
+        assert is_permutation_equivariant(f, X) == (name in EQUIVARIANT), name
+        assert is_permutation_invariant(f, X) == (name in INVARIANT), name
+
+
+def test_first_token_special_is_missed_by_a_single_late_swap():
+    module = __import__("_assignment_ps5_equivariance")
+    X = torch.randn(6, 8)
+    f = module.SUBJECTS["first_token_special"].compile()
+    assert module.only_swaps_the_last_two(f, X) is True  # the adversary fools a lazy tester
+    assert is_permutation_equivariant(f, X) is False
