@@ -40,7 +40,7 @@ def _sandbox(args):
 
 def cmd_grade(args) -> int:
     from autograder import exports
-    from autograder.grade import grade_cohort
+    from autograder.grade import GradingIncomplete, grade_cohort
     from autograder.spec import load_assignment
     from autograder.storage import OutputBusy
 
@@ -52,7 +52,7 @@ def cmd_grade(args) -> int:
         results = grade_cohort(assignment, Path(args.submissions), Path(args.out), workers=args.workers,
                                force=args.force, sandbox=_sandbox(args), scheduler=args.scheduler,
                                progress=not args.quiet)
-    except OutputBusy as exc:
+    except (OutputBusy, GradingIncomplete) as exc:
         print(exc, file=sys.stderr)
         return 2
     out = Path(args.out)

@@ -49,6 +49,10 @@ def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
         f"<td class=\"{html.escape(q['status'])}\">{html.escape(q['status'])}</td>"
         f"<td>{html.escape(q['feedback'])}</td></tr>"
         for gid, q in rec["questions"].items())
+    notes = [rec["error"]] if rec.get("error") else []
+    notes += rec.get("flags", [])
+    if notes:
+        rows += "".join(f"<tr><td colspan=\"4\" class=\"note\">Note: {html.escape(n)}</td></tr>" for n in notes)
     title = html.escape(f"{assignment.name} — feedback for {student}")
     return PAGE.format(title=title, score=rec["score"], max_score=rec["max_score"], rows=rows)
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from autograder import storage
 from autograder.judge import QuestionResult, judge
-from autograder.notebook import NotebookError, read_notebook
+from autograder.notebook import NotebookError, integrity_flags, read_notebook
+from autograder.release import released_notebook
 from autograder.runner import execute
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment
@@ -89,6 +90,9 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             nb, questions = None, _unanswered(assignment, "error", str(exc))
             record["error"] = str(exc)
         if nb is not None:
+            flags = integrity_flags(nb, released_notebook(assignment))
+            if flags:
+                record["flags"] = flags
             probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
             run = execute(worker, nb, assignment, probes, sub.student)
             questions = {}
@@ -144,14 +148,28 @@ def grade_cohort(assignment: Assignment, submissions_dir: Path, out_dir: Path, *
         if scheduler:
             from autograder.distributed import grade_on_cluster
 
+            unsaved: list[str] = []
             for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
-                store.save(sub.student, key, record)
+                _save(store, sub, key, record, unsaved)
                 if bar:
                     bar.tick(sub.student)
+            if unsaved:
+                raise GradingIncomplete(f"{len(unsaved)} results could not be written ({unsaved[0]})")
         else:
             _grade_locally(assignment, todo, store, workers, sandbox or SandboxConfig(), bar)
         results = store.assemble(assignment, [s.student for s in subs])
     return results
+
+
+class GradingIncomplete(RuntimeError):
+    """Infrastructure trouble (disk full, sandbox broken): what was written stays valid."""
+
+
+def _save(store, sub: Submission, key: str, record: dict, unsaved: list) -> None:
+    try:
+        store.save(sub.student, key, record)
+    except OSError as exc:  # e.g. disk full: keep going; the re-run grades what is missing
+        unsaved.append(f"{sub.student}: {exc.strerror or exc}")
 
 
 def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
@@ -159,6 +177,7 @@ def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
     for item in todo:
         jobs.put(item)
     errors: list[BaseException] = []
+    unsaved: list[str] = []
 
     def work(index: int) -> None:
         worker = Worker(index, sandbox)
@@ -168,7 +187,7 @@ def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
                     sub, key = jobs.get_nowait()
                 except queue.Empty:
                     return
-                store.save(sub.student, key, grade_one(worker, assignment, sub))
+                _save(store, sub, key, grade_one(worker, assignment, sub), unsaved)
                 if bar:
                     bar.tick(sub.student)
         except BaseException as exc:  # infrastructure: surface it after the others finish
@@ -183,4 +202,7 @@ def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
     for t in threads:
         t.join()
     if errors:
-        raise errors[0]
+        raise GradingIncomplete(f"grading stopped: {errors[0]!r}") from errors[0]
+    if unsaved:
+        raise GradingIncomplete(f"{len(unsaved)} results could not be written ({unsaved[0]}); "
+                                "free the space and run the same command again — finished work is kept")

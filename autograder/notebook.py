@@ -6,6 +6,7 @@ autograded test cells are left out — their points come from the hidden probes,
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,8 @@ class StudentNotebook:
     path: Path
     cells: list[str]  # code to run, in notebook order
     labels: list[str]  # how a student finds each of those cells ("cell sdpa_impl", "cell 7")
-    grade_ids: list[str]  # nbgrader grade_ids seen (for messages about deleted cells)
+    grade_ids: list[str]  # nbgrader grade_ids seen, in order (duplicates kept)
+    sources: dict[str, str]  # grade_id -> source of the last cell carrying it
 
 
 def _is_test_cell(cell) -> bool:
@@ -64,18 +66,48 @@ def read_notebook(path: Path) -> StudentNotebook:
         nb = nbformat.reads(json.dumps(raw), as_version=4)
     except Exception as exc:
         raise NotebookError(f"{path.name} could not be read as a notebook ({exc})") from None
-    cells, labels, grade_ids = [], [], []
+    cells, labels, grade_ids, sources = [], [], [], {}
     for position, cell in enumerate(nb.cells, start=1):
         meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not isinstance(meta, dict):
+            meta = {}
         if meta.get("grade_id"):
             grade_ids.append(str(meta["grade_id"]))
+            sources[str(meta["grade_id"])] = _text(cell.get("source", ""))
         if cell.get("cell_type") != "code" or _is_test_cell(cell):
             continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(source)
-        if not isinstance(source, str):
-            continue
-        cells.append(_python_source(source))
+        cells.append(_python_source(_text(cell.get("source", ""))))
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
-    return StudentNotebook(path=path, cells=cells, labels=labels, grade_ids=grade_ids)
+    return StudentNotebook(path=path, cells=cells, labels=labels, grade_ids=grade_ids, sources=sources)
+
+
+def _text(source) -> str:
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+@functools.lru_cache(maxsize=32)
+def _release_cells(release_path: str) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
+    """(locked cells as (grade_id, source), grade_ids of answer and check cells)."""
+    nb = nbformat.read(release_path, as_version=4)
+    metas = [(c.get("metadata", {}).get("nbgrader", {}), c.source) for c in nb.cells]
+    locked = tuple((m["grade_id"], src) for m, src in metas if m.get("locked"))
+    graded = frozenset(m["grade_id"] for m, _ in metas if m.get("solution") or m.get("grade"))
+    return locked, graded
+
+
+def integrity_flags(nb: StudentNotebook, release_path: Path) -> list[str]:
+    """What an instructor should know about the notebook's structure (graded regardless)."""
+    locked, graded = _release_cells(str(release_path))
+    if graded and not graded & set(nb.grade_ids):
+        return ["none of this problem set's cells were found: is this the notebook of another assignment?"]
+    flags = []
+    for gid, source in locked:
+        if gid not in nb.sources:
+            flags.append(f"locked cell {gid!r} was deleted")
+        elif nb.sources[gid].strip() != source.strip():
+            flags.append(f"locked cell {gid!r} was modified")
+    for gid in sorted({g for g in nb.grade_ids if nb.grade_ids.count(g) > 1}):
+        flags.append(f"cell {gid!r} appears {nb.grade_ids.count(gid)} times")
+    return flags

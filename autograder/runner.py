@@ -97,10 +97,12 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
                 continue
             if "cell" in event:
                 index = event["cell"]
+                if type(index) is not int or not 0 <= index < len(notebook.cells):
+                    continue
                 open_phase = ("cell", index) if event.get("status") == "start" else None
                 if event.get("status") in ("error", "timeout"):
                     cell_errors[index] = str(event.get("error"))[:500]
-            elif "q" in event and event["q"] in n_probes:
+            elif isinstance(event.get("q"), str) and event["q"] in n_probes:
                 gid = event["q"]
                 if event.get("status") == "start":
                     open_phase = ("question", gid)

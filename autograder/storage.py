@@ -86,6 +86,7 @@ class ResultStore:
                 "score": rec["score"], "max_score": rec["max_score"], "questions": rec["questions"],
                 "sandbox": rec.get("sandbox"), "seconds": rec.get("seconds"),
                 **({"error": rec["error"]} if rec.get("error") else {}),
+                **({"flags": rec["flags"]} if rec.get("flags") else {}),
             }
         write_json_atomic(self.out_dir / "results.json", out)
         return out

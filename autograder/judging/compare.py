@@ -56,6 +56,7 @@ class AllClose(Comparator):
             return Check(False, f"expected numbers, got an array of dtype {arr.dtype}")
         if arr.shape != exp.shape:
             return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+        arr_dtype = arr.dtype
         arr = arr.astype(np.float64)
         finite = np.isfinite(arr)
         if not finite.all():
@@ -69,8 +70,13 @@ class AllClose(Comparator):
         if (err <= bound).all():
             return Check(True)
         worst = float(err.max())
+        hint = ""
+        if arr_dtype.kind in "iub":
+            hint = f"; you returned {arr_dtype} — the result should be floating point"
+        elif arr_dtype == np.float16:
+            hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
         return Check(False, f"values differ from the reference (largest error {worst:.3g}, "
-                            f"{int((err > bound).sum())} of {err.size} entries off)")
+                            f"{int((err > bound).sum())} of {err.size} entries off{hint})")
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,10 @@ def _limit_self(job: dict, baseline_vm: int) -> None:
 def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
     """Executes in the forked child; never returns."""
     try:
+        # Only the result pipe may stay open: the zygote's own channel to the grader (and any
+        # other descriptor) must be out of the student's reach.
+        os.closerange(3, res_w)
+        os.closerange(res_w + 1, 65536)
         out = os.open(os.path.join(scratch, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -161,7 +165,11 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         wire.write_message(res_w, {"fatal": _describe(exc)})
         os._exit(3)
 
+    me = os.getpid()
+
     def send(message):
+        if os.getpid() != me:  # a process the student forked is unwinding through the harness
+            os._exit(0)
         wire.write_message(res_w, message)
 
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": _IPythonStub}
@@ -223,6 +231,21 @@ def _answer_question(q: dict, namespace: dict) -> dict:
     return {"q": q["id"], "results": results}
 
 
+MAX_VALUE_BYTES = 16 << 20  # one returned value, before encoding
+
+
+def _nbytes(value) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value) + 8 * len(value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values()) + 8 * len(value)
+    if isinstance(value, str):
+        return len(value)
+    return 8
+
+
 def _encoded(produce) -> dict:
     try:
         value = produce()
@@ -231,7 +254,12 @@ def _encoded(produce) -> dict:
     except BaseException as exc:
         return {"error": _describe(exc)}
     try:
-        return {"value": wire.encode_value(_to_plain(value))}
+        plain = _to_plain(value)
+        size = _nbytes(plain)
+        if size > MAX_VALUE_BYTES:
+            return {"error": f"the returned value holds {size / 2**20:.0f} MiB; the limit is "
+                             f"{MAX_VALUE_BYTES >> 20} MiB (is it the right shape?)"}
+        return {"value": wire.encode_value(plain)}
     except SoftTimeout:
         raise
     except BaseException as exc:
@@ -265,7 +293,7 @@ def _phase_timeout(job: dict, phase) -> float:
     kind, key = phase
     if kind == "cell":
         return job["cell_timeout_s"] + 2.0  # soft timeout first, hard kill after a grace period
-    return job["question_timeouts"][key] + 2.0
+    return job["question_timeouts"].get(key, job["cell_timeout_s"]) + 2.0
 
 
 def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
@@ -300,14 +328,25 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
             buffer += chunk
             while len(buffer) >= wire.HEADER.size:
                 (length,) = wire.HEADER.unpack(buffer[:wire.HEADER.size])
+                if length > MAX_STREAM:
+                    reason = "killed: the result channel carried malformed data"
+                    break
                 if len(buffer) < wire.HEADER.size + length:
                     break
                 body, buffer = buffer[wire.HEADER.size:wire.HEADER.size + length], buffer[wire.HEADER.size + length:]
-                event = wire.json.loads(body)
+                try:
+                    event = wire.json.loads(body)
+                except ValueError:
+                    event = None
+                if not isinstance(event, dict):
+                    reason = "killed: the result channel carried malformed data"
+                    break
                 events.append(event)
                 if event.get("status") == "start":
-                    phase = ("cell", event["cell"]) if "cell" in event else ("question", event["q"])
+                    phase = ("cell", str(event.get("cell"))) if "cell" in event else ("question", str(event.get("q")))
                     phase_start = time.monotonic()
+            if reason:
+                break
     finally:
         try:
             os.killpg(pid, signal.SIGKILL)

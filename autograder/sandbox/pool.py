@@ -175,7 +175,10 @@ class Worker:
                         self.start()
                     self._proc.stdin.write(wire.dumps(job))
                     self._proc.stdin.flush()
-                    return self._read()
+                    reply = self._read()
+                    if not (isinstance(reply, dict) and isinstance(reply.get("events"), list)):
+                        raise WorkerDied("the worker's channel is out of step")  # restart it
+                    return reply
                 except (WorkerDied, BrokenPipeError, OSError, wire.WireError):
                     self.stop()
                     if attempt:
