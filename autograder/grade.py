@@ -22,6 +22,7 @@ from autograder.judge import QuestionResult, judge
 from autograder.notebook import NotebookError, integrity_flags, read_notebook
 from autograder.release import released_notebook
 from autograder.runner import execute
+from autograder.suspicion import code_flags, wall_flags
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment
 
@@ -104,6 +105,11 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 questions[q.grade_id] = res.to_json()
             record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
+            walls = [*run.cell_errors.values(), *(o.reason for o in run.outcomes.values()),
+                     *(r.get("error", "") for o in run.outcomes.values() for r in o.results)]
+            suspicious = code_flags(nb.cells) + wall_flags(walls)
+            if suspicious:
+                record["flags"] = record.get("flags", []) + suspicious
     record["questions"] = questions
     record["score"] = float(sum(q["score"] for q in questions.values()))
     record["seconds"] = round(time.monotonic() - started, 4)

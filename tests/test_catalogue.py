@@ -170,11 +170,24 @@ def test_cheats_score_zero(graded, name):
     assert students[name]["score"] == 0, sdpa(students, name)
 
 
+@pytest.mark.parametrize("name,flag", [
+    ("patches_testing_and_builtins", "reassigns a checking function"),
+    ("eq_always_true", "custom __eq__"),
+    ("tensor_subclass_lies", "custom __eq__"),
+    ("replaces_sys_modules", "sys.modules"),
+    ("forges_result_channel", "raw file descriptors"),
+])
+def test_cheats_are_flagged_for_the_instructor(graded, name, flag):
+    students, _ = graded
+    assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
+
+
 def test_honest_work_is_untouched_by_the_cheats(graded):
     students, out = graded
     assert students["honest"]["score"] == 4
     stored = json.loads((out / "submissions" / "honest.json").read_text())
     assert stored["record"]["score"] == 4  # the attempt to overwrite it from the sandbox failed
+    assert "flags" not in students["honest"]
 
 
 @pytest.mark.parametrize("name,status,words", [

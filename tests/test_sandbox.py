@@ -90,6 +90,19 @@ def test_cheats_score_zero(cohort, name):
     assert students[name]["score"] == 0
 
 
+@pytest.mark.parametrize("name,flag", [
+    ("patches_allclose", "reassigns a checking function"),
+    ("reads_source_abs", "private files"),
+    ("reads_source_rel", "private files"),
+    ("reads_gradebook", "private files"),
+    ("imports_reference", "import the grader's reference"),
+    ("opens_socket", "network"),
+])
+def test_cheats_are_flagged(cohort, name, flag):
+    students, _ = cohort
+    assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
+
+
 def test_no_network_out_of_the_sandbox(cohort):
     students, reached = cohort
     assert reached == [], "a sandboxed cell reached a socket on the grader's host"
