@@ -1,0 +1,192 @@
+"""Formula answers, parsed safely: a restricted grammar, never ``eval``.
+
+SymPy's ``sympify``/``parse_expr`` call ``eval`` on their input, so student text never goes
+near them. ``parse_formula`` reads the text with Python's own parser (``ast.parse``, which only
+builds a tree) and walks a strict allow-list of nodes — numbers, allowed symbols, + − × ÷ and
+powers, parentheses, allowed functions — building SymPy objects directly. Anything else
+(attributes, subscripts, strings, lambdas, calls of other names, huge exponents) is refused
+with a message a student can act on.
+
+``equivalent`` decides equality exactly at random positive integer points (rational
+arithmetic), which is decisive for polynomials of bounded degree and rejects near-misses at
+once; only when all points agree and the expressions are not polynomials does it ask SymPy's
+``simplify``, in a forked process killed after ``timeout_s``.
+"""
+from __future__ import annotations
+
+import ast
+import multiprocessing
+import random
+from typing import Iterable
+
+import sympy
+
+MAX_LENGTH = 500
+MAX_DEPTH = 40
+MAX_EXPONENT = 64
+FUNCTIONS = {"sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log, "sin": sympy.sin, "cos": sympy.cos}
+
+
+class FormulaError(ValueError):
+    """The answer is not a formula we accept; the message is for the student."""
+
+
+def _normalise(text: str) -> str:
+    return (text.replace("^", "**").replace("·", "*").replace("×", "*").replace("−", "-")
+            .replace("÷", "/").strip())
+
+
+def parse_formula(text: str, allowed_symbols: Iterable[str],
+                  allowed_functions: Iterable[str] = ("sqrt", "exp", "log", "sin", "cos")) -> sympy.Expr:
+    if not isinstance(text, str):
+        raise FormulaError("the answer must be a formula written as a string, e.g. '4*d**2 + 4*d'")
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"the formula is longer than {MAX_LENGTH} characters")
+    source = _normalise(text)
+    if not source:
+        raise FormulaError("the formula is empty")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        hint = " (write multiplication explicitly: 4*d, not 4d)" if _looks_implicit(source) else ""
+        raise FormulaError(f"{text!r} is not a formula I can read{hint}") from None
+    symbols = {name: sympy.Symbol(name, positive=True) for name in allowed_symbols}
+    functions = {name: FUNCTIONS[name] for name in allowed_functions if name in FUNCTIONS}
+    return _Builder(symbols, functions).build(tree.body, 0)
+
+
+def _looks_implicit(source: str) -> bool:
+    return any(a.isdigit() and (b.isalpha() or b == "(") for a, b in zip(source, source[1:]))
+
+
+class _Builder:
+    def __init__(self, symbols: dict, functions: dict):
+        self.symbols, self.functions = symbols, functions
+
+    def build(self, node: ast.AST, depth: int):
+        if depth > MAX_DEPTH:
+            raise FormulaError("the formula is nested too deeply")
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise FormulaError(f"{_describe(node)} is not allowed in a formula")
+        return method(node, depth + 1)
+
+    def _Constant(self, node, depth):
+        if type(node.value) is int:
+            return sympy.Integer(node.value)
+        if type(node.value) is float:
+            return sympy.Rational(repr(node.value))
+        raise FormulaError(f"{node.value!r} is not a number")
+
+    def _Name(self, node, depth):
+        if node.id in self.symbols:
+            return self.symbols[node.id]
+        allowed = ", ".join(sorted(self.symbols)) or "none"
+        raise FormulaError(f"unknown symbol {node.id!r}: use {allowed}")
+
+    def _UnaryOp(self, node, depth):
+        operand = self.build(node.operand, depth)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise FormulaError(f"the operator {type(node.op).__name__} is not allowed")
+
+    def _BinOp(self, node, depth):
+        left, right = self.build(node.left, depth), self.build(node.right, depth)
+        op = type(node.op)
+        if op is ast.Add:
+            return left + right
+        if op is ast.Sub:
+            return left - right
+        if op is ast.Mult:
+            return left * right
+        if op is ast.Div:
+            if right == 0:
+                raise FormulaError("division by zero")
+            return left / right
+        if op is ast.Pow:
+            if right.is_number and (not right.is_rational or abs(right) > MAX_EXPONENT):
+                raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
+            if right.is_number and isinstance(left, sympy.Pow) and left.exp.is_number \
+                    and abs(left.exp * right) > MAX_EXPONENT:
+                raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
+            if not right.is_number and left.is_number and abs(left) > 10**6:
+                raise FormulaError("that power is too large")
+            return left ** right
+        raise FormulaError(f"the operator {op.__name__} is not allowed (use + - * / ** or ^)")
+
+    def _Call(self, node, depth):
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name not in self.functions:
+            raise FormulaError(f"function {name or _describe(node.func)} is not allowed"
+                               + (f" (allowed: {', '.join(sorted(self.functions))})" if self.functions else ""))
+        if node.keywords or len(node.args) != 1:
+            raise FormulaError(f"{name} takes exactly one argument")
+        return self.functions[name](self.build(node.args[0], depth))
+
+
+def _describe(node: ast.AST) -> str:
+    names = {"Attribute": "attribute access (a.b)", "Subscript": "indexing (a[i])", "Lambda": "lambda",
+             "Compare": "a comparison", "BoolOp": "and/or", "List": "a list", "Tuple": "a tuple",
+             "Dict": "a dict", "Set": "a set", "JoinedStr": "an f-string", "NamedExpr": ":=",
+             "IfExp": "if/else", "ListComp": "a comprehension", "GeneratorExp": "a generator",
+             "Starred": "*args", "Await": "await"}
+    return names.get(type(node).__name__, type(node).__name__)
+
+
+# ---------------------------------------------------------------- equivalence
+
+def _points_agree(a: sympy.Expr, b: sympy.Expr, names: list[str], trials: int, seed: int) -> bool:
+    """Exact comparison at random positive integer points (symbols matched by name)."""
+    rng = random.Random(seed)
+    difference = a - b
+    by_name = {}
+    for sym in difference.free_symbols:
+        by_name.setdefault(str(sym), []).append(sym)
+    for _ in range(trials):
+        values = {}
+        for name in names:
+            value = sympy.Integer(rng.randint(2, 997))
+            values.update({sym: value for sym in by_name.get(name, ())})
+        try:
+            point = difference.xreplace(values)
+        except (ZeroDivisionError, TypeError, ValueError):
+            return False
+        if point.is_rational:
+            if point != 0:
+                return False
+        elif not point.is_number or abs(complex(point.evalf(30))) > 1e-20:
+            return False
+    return True
+
+
+def _simplify_is_zero(expr, queue) -> None:  # runs in a child process
+    queue.put(bool(sympy.simplify(expr) == 0))
+
+
+def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str] = (), *,
+               timeout_s: float = 2.0, trials: int = 8, seed: int = 0) -> bool:
+    """True when the two expressions are equal as functions of the given symbols."""
+    names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
+    if not _points_agree(student, reference, names, trials, seed):
+        return False
+    # Symbols that differ only in their assumptions are the same variable.
+    unify = {s: sympy.Symbol(str(s), positive=True) for s in student.free_symbols | reference.free_symbols}
+    difference = sympy.expand(student.xreplace(unify) - reference.xreplace(unify))
+    if difference == 0:
+        return True
+    if difference.is_polynomial(*unify.values()):
+        return False  # a nonzero polynomial after expansion
+    # Polynomial answers are settled above; other forms (sqrt, log, ratios) agreed exactly at
+    # every sample point — ask simplify to confirm, with a hard time limit.
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_simplify_is_zero, args=(difference, queue), daemon=True)
+    proc.start()
+    proc.join(timeout_s)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return True  # agreed exactly at every sample point; simplify ran out of time
+    return bool(queue.get()) if not queue.empty() else True

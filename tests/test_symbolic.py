@@ -1,0 +1,72 @@
+"""Formula answers: equivalent forms accepted, near-misses and code rejected, fast."""
+import time
+
+import pytest
+import sympy
+
+from autograder.judging.compare import Formula
+from autograder.judging.symbolic import FormulaError, equivalent, parse_formula
+
+d, h = sympy.symbols("d h")
+MHA = 4 * d**2 + 4 * d
+
+
+@pytest.mark.parametrize("text", ["4*d*(d+1)", "4*d**2+4*d", "4 * d^2 + 4*d", "(2*d)**2 + 2*2*d",
+                                  "4·d·(d+1)", "d*(4*d + 4)", "4*(d**2 + d)"])
+def test_equivalent_forms_are_accepted(text):
+    assert equivalent(parse_formula(text, ["d"]), MHA)
+
+
+@pytest.mark.parametrize("text", ["4*d**2", "4*d**2 + d", "3*d**2 + 3*d", "4*d**2 + 4*d + 1", "4*d*(d-1)"])
+def test_near_misses_are_rejected(text):
+    assert not equivalent(parse_formula(text, ["d"]), MHA)
+
+
+def test_formula_comparator_names_the_problem():
+    check = Formula(("d",))
+    assert check("4*d*(d+1)", MHA).ok
+    assert "unknown symbol 'x'" in check("4*x**2", MHA).message
+    assert "explicitly" in check("4d^2 + 4d", MHA).message
+    assert "string" in check(42, MHA).message
+
+
+@pytest.mark.parametrize("text,words", [
+    ("__import__('os').system('touch /tmp/pwned')", "not allowed"),
+    ("d.__class__", "attribute"),
+    ("[d][0]", "indexing"),
+    ("[d, h]", "a list"),
+    ("'4*d'", "not a number"),
+    ("lambda: d", "lambda"),
+    ("open('x')", "not allowed"),
+    ("d if d else h", "if/else"),
+    ("x + 1", "unknown symbol"),
+])
+def test_code_and_strange_input_is_rejected_without_running(tmp_path, text, words):
+    marker = tmp_path / "pwned"
+    with pytest.raises(FormulaError, match=words):
+        parse_formula(text.replace("/tmp/pwned", str(marker)), ["d", "h"])
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("text", ["9**9**9", "d**100000", "(d+1)**(10**6)", "d" + "+d" * 600,
+                                  "-" * 100 + "d", "((d+1)**64)**64"])
+def test_pathological_input_is_refused_quickly(text):
+    started = time.monotonic()
+    with pytest.raises(FormulaError):
+        parse_formula(text, ["d"])
+    assert time.monotonic() - started < 1.0
+
+
+def test_deep_parentheses_are_harmless():
+    started = time.monotonic()
+    expr = parse_formula("(" * 150 + "d" + ")" * 150, ["d"])
+    assert str(expr) == "d" and time.monotonic() - started < 1.0
+
+
+def test_non_polynomial_equivalence_and_time_limit():
+    T = sympy.Symbol("T")
+    assert equivalent(parse_formula("sqrt(4*d)", ["d"]), 2 * sympy.sqrt(d))
+    assert not equivalent(parse_formula("sqrt(d)", ["d"]), 2 * sympy.sqrt(d))
+    started = time.monotonic()
+    equivalent(parse_formula("log(T**2)", ["T"]), 2 * sympy.log(T), timeout_s=1.0)
+    assert time.monotonic() - started < 3.0
