@@ -85,12 +85,14 @@ class Question:
     args_as: str = "torch"  # "torch": arrays arrive as torch tensors; "numpy": as ndarrays
     call: bool = True  # False: the answer is a value, read from the namespace, not called
     timeout_s: float = 10.0  # wall time for all of this question's probes
+    personal: bool = False  # a value whose expected answer depends on the student's parameters
 
     def probes_for(self, student_id: str, assignment: "Assignment") -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's
         parameters as keyword arguments for the reference (nothing is sent into the sandbox)."""
         if not self.call:
-            return [Probe((), "your parameters", kwargs=assignment.params_for(student_id))]
+            params = assignment.params_for(student_id) if self.personal else {}
+            return [Probe((), "your parameters" if self.personal else "your answer", kwargs=params)]
         return list(self.probes(student_rng(student_id, assignment.name, self.grade_id)))
 
     def expected(self, probe: Probe) -> Any:

@@ -115,7 +115,7 @@ def _notebook_cases(ps1):
         nb.cells.insert(0, c)
 
     def nbformat3(path):
-        copy = nbformat.from_dict(json.loads(nbformat.writes(solved)))
+        copy = nbformat.reads(nbformat.writes(solved), as_version=4)
         path.write_text(nbformat.writes(nbformat.convert(copy, 3), version=3))
 
     def other_assignment(path):
@@ -167,7 +167,7 @@ def sdpa(students, name):
                                   "prints_fake_verdict", "writes_into_results"])
 def test_cheats_score_zero(graded, name):
     students, _ = graded
-    assert students[name]["score"] == 0, sdpa(students, name)
+    assert sdpa(students, name)["score"] == 0, sdpa(students, name)
 
 
 @pytest.mark.parametrize("name,flag", [
@@ -182,11 +182,11 @@ def test_cheats_are_flagged_for_the_instructor(graded, name, flag):
     assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
 
 
-def test_honest_work_is_untouched_by_the_cheats(graded):
+def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
     students, out = graded
-    assert students["honest"]["score"] == 4
+    assert students["honest"]["score"] == ps1.max_score
     stored = json.loads((out / "submissions" / "honest.json").read_text())
-    assert stored["record"]["score"] == 4  # the attempt to overwrite it from the sandbox failed
+    assert stored["record"]["score"] == ps1.max_score  # the attempt to overwrite it from the sandbox failed
     assert "flags" not in students["honest"]
 
 
@@ -272,14 +272,15 @@ def test_disk_full_loses_nothing(ps1, tmp_path, monkeypatch):
 def test_regrade_after_a_spec_change_replaces_the_result(ps1, tmp_path):
     write_submission(tmp_path / "in", "ana", ps1, make_notebook(ps1))
     first = grade_cohort(ps1, tmp_path / "in", tmp_path / "out", progress=False)
-    assert first["students"]["ana"]["score"] == 4
+    assert first["students"]["ana"]["score"] == ps1.max_score
     changed_root = tmp_path / "assignments"
     shutil.copytree(ps1.source_dir, changed_root / ps1.name)
     (changed_root / ps1.name / "questions.py").write_text(
         (ps1.source_dir / "questions.py").read_text() + "\n# the spec changed\n")
-    changed = replace(ps1, root=changed_root, questions=[replace(ps1.questions[0], points=5)])
+    changed = replace(ps1, root=changed_root,
+                      questions=[replace(q, points=q.points + 1) if q.grade_id == "sdpa" else q for q in ps1.questions])
     second = grade_cohort(changed, tmp_path / "in", tmp_path / "out", progress=False)
-    assert second["students"]["ana"]["score"] == 5
+    assert second["students"]["ana"]["score"] == ps1.max_score + 1
     assert len(list((tmp_path / "out" / "submissions").glob("*.json"))) == 1
     assert list(second["students"]) == ["ana"]
 

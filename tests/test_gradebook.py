@@ -7,7 +7,7 @@ def test_results_recorded_in_nbgrader_gradebook(ps1, demo_results, tmp_path):
 
     db = tmp_path / "gradebook.db"
     n = record_results(ps1, demo_results, str(db))
-    assert n == len(demo_results["students"])
+    assert n == len(demo_results["students"]) * len(ps1.questions)
     record_results(ps1, demo_results, str(db))  # again: updates, no duplicates
     with Gradebook(f"sqlite:///{db}") as gb:
         subs = {s.student.id: s for s in gb.assignment_submissions("ps1_attention")}

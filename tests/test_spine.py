@@ -34,8 +34,8 @@ def test_released_notebook_has_no_solution_and_no_probe(ps1):
     nb = json.loads(text)
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     for source in solution_sources(ps1).values():
-        body = [line.strip() for line in source.splitlines()
-                if line.strip() and not line.strip().startswith(("def ", '"""', "###"))]
+        body = [line.strip() for line in source.splitlines()   # distinctive lines only, not "}" or ")"
+                if len(line.strip()) > 8 and not line.strip().startswith(("def ", '"""', "###"))]
         assert body, "the solution cell should have a body to look for"
         for line in body:
             assert line not in code, f"solution line leaked into the release: {line}"
@@ -48,7 +48,7 @@ def test_released_notebook_has_no_solution_and_no_probe(ps1):
 
 def test_demo_cohort_verdicts(demo_results):
     s = demo_results["students"]
-    assert s["alice"]["score"] == s["alice"]["max_score"] == 4
+    assert s["alice"]["score"] == s["alice"]["max_score"] == demo_results["max_score"]
     bob = s["bob"]["questions"]["sdpa"]
     assert bob["status"] == "failed" and bob["score"] == 0
     assert bob["misconception"] == "missing_scale" and "√d_k" in bob["feedback"]
@@ -56,7 +56,7 @@ def test_demo_cohort_verdicts(demo_results):
     assert carol["status"] == "error" and "ValueError" in carol["feedback"]
     dave = s["dave"]["questions"]["sdpa"]
     assert dave["status"] == "error" and "NotImplementedError" in dave["feedback"]
-    assert s["eve"]["score"] == 0  # monkeypatching the checks changes nothing outside the sandbox
+    assert s["eve"]["questions"]["sdpa"]["score"] == 0  # monkeypatching the checks changes nothing outside
 
 
 def test_results_json_follows_the_contract(demo_results):

@@ -90,7 +90,16 @@ class Exact(Comparator):
             expected = expected.tolist()
         if type_name(got) != type_name(expected) and not _both_numbers(got, expected):
             return Check(False, f"expected {type_name(expected)}, got {type_name(got)}")
-        return Check(got == expected, "" if got == expected else f"{got!r} is not the expected value")
+        if got == expected:
+            return Check(True)
+        if isinstance(expected, dict):
+            missing = [k for k in expected if k not in got]
+            wrong = [k for k in expected if k in got and got[k] != expected[k]]
+            parts = ([f"missing entries: {', '.join(map(str, missing))}"] if missing else []) + \
+                    ([f"not right: {', '.join(map(str, wrong))}"] if wrong else [])
+            return Check(False, "; ".join(parts) or "unexpected extra entries")
+        shown = repr(got)
+        return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
 
 
 def _both_numbers(a: Any, b: Any) -> bool:
