@@ -57,7 +57,11 @@ def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
 
 
 def spec_fingerprint(assignment: Assignment) -> str:
-    return hashlib.sha256((assignment.source_dir / "questions.py").read_bytes()).hexdigest()[:16]
+    """Changes to any spec file of the problem set (questions.py and its siblings) re-grade."""
+    h = hashlib.sha256()
+    for path in sorted(assignment.source_dir.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def fingerprint(sub: Submission, spec_hash: str) -> str:

@@ -185,11 +185,14 @@ def load_assignment(name: str) -> Assignment:
             spec = importlib.util.spec_from_file_location(module_name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
+            sys.path.insert(0, str(path.parent))  # a spec may import its siblings (unique names)
             try:
                 spec.loader.exec_module(module)
             except BaseException:
                 del sys.modules[module_name]
                 raise
+            finally:
+                sys.path.remove(str(path.parent))
     assignment = sys.modules[module_name].ASSIGNMENT
     if assignment.name != name:
         raise ValueError(f"{path}: ASSIGNMENT.name is {assignment.name!r}, expected {name!r}")

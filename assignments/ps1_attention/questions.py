@@ -14,6 +14,8 @@ from solutions.attention import attention_weights
 from solutions.attention import scaled_dot_product_attention as reference_sdpa
 from solutions.shapes import encoder_decoder_shapes
 
+import ps1_counting as counting  # parts 4-6, beside this file
+
 # Document 002's worked example (3 tokens, d_k = 4, d_v = 5).
 Q_002 = np.array([[0.3, -2.0, 0.4, 6.0], [-1.0, 1.5, 0.2, 3.0], [0.3, -1.0, 0.2, 1.0]], np.float32)
 K_002 = np.array([[-0.5, 1.7, 0.3, 4.0], [0.4, -1.5, 0.3, 5.5], [-1.0, -3.5, 1.0, 4.0]], np.float32)
@@ -34,7 +36,8 @@ def student_params(student_id):
     n_heads = pick(0, [8, 12, 16])
     return {"batch": pick(1, [16, 32, 64]), "src_len": pick(2, [512, 1024, 2048]),
             "tgt_len": pick(3, [256, 384, 768]), "d_model": n_heads * pick(4, [64, 96, 128]),
-            "n_heads": n_heads, "d_ff_factor": 4, "vocab": pick(5, [16000, 32000, 37000])}
+            "n_heads": n_heads, "d_ff_factor": 4, "vocab": pick(5, [16000, 32000, 37000]),
+            "n_enc_layers": pick(6, [6, 12]), "n_dec_layers": pick(7, [6, 8])}
 
 
 def sdpa(q, k, v, mask=None):
@@ -57,7 +60,7 @@ def by_hand_reference(part):
             }[part]
 
 
-def shapes_reference(batch, src_len, tgt_len, d_model, n_heads, d_ff_factor, vocab):
+def shapes_reference(batch, src_len, tgt_len, d_model, n_heads, d_ff_factor, vocab, **_):
     shapes = encoder_decoder_shapes(batch, src_len, tgt_len, d_model, n_heads, d_ff_factor * d_model, vocab)
     return {name: list(shape) for name, shape in shapes.items()}
 
@@ -212,6 +215,11 @@ ASSIGNMENT = Assignment(
     questions=[
         *BY_HAND,
         SHAPES,
+        *counting.FORMULAS,
+        counting.COUNTS,
+        counting.REAL_MODELS,
+        *counting.COST,
+        *counting.DENSE,
         Question(
             grade_id="sdpa",
             title="Scaled dot-product attention",
