@@ -15,19 +15,21 @@ def _questions(assignment: Assignment):
     return [(q.grade_id, q.title or q.grade_id) for q in assignment.questions]
 
 
-def table(assignment: Assignment, results: dict) -> str:
-    ids = [gid for gid, _ in _questions(assignment)]
-    rows = [["student", "score", *ids, "feedback"]]
+def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
+    """One line per student, then one indented line per question that did not pass."""
+    n = len(assignment.questions)
+    width = max([len(s) for s in results["students"]] + [7])
+    lines = [f"{'student':<{width}}  {'score':>7}  passed  feedback on what did not pass"]
     for student, rec in sorted(results["students"].items()):
-        notes = [f"{gid}: {q['feedback']}" for gid, q in rec["questions"].items() if q["status"] != "passed"]
-        rows.append([student, f"{rec['score']:g}/{rec['max_score']:g}",
-                     *[f"{rec['questions'][g]['status']} {rec['questions'][g]['score']:g}" for g in ids],
-                     (" | ".join(notes) or "all correct")])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for r in rows:
-        cells = [c.ljust(w) for c, w in zip(r, widths)]
-        lines.append("  ".join(cells) + "  " + r[-1])
+        failing = [(q.grade_id, rec["questions"][q.grade_id]) for q in assignment.questions
+                   if rec["questions"].get(q.grade_id, {}).get("status") != "passed"]
+        score = f"{rec['score']:g}/{rec['max_score']:g}"
+        lines.append(f"{student:<{width}}  {score:>7}  {n - len(failing):>2}/{n:<3}  "
+                     + ("all correct" if not failing else ""))
+        for gid, q in failing[:shown]:
+            lines.append(f"{'':<{width}}    {gid} ({q['status']}): {q['feedback']}")
+        if len(failing) > shown:
+            lines.append(f"{'':<{width}}    … and {len(failing) - shown} more not passed")
     return "\n".join(lines)
 
 

@@ -81,6 +81,14 @@ def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
             for q in assignment.questions}
 
 
+def _why_missing(nb, cell_errors: dict[int, str]) -> str:
+    unanswered = [nb.labels[i] for i, e in sorted(cell_errors.items()) if e.startswith("NotImplementedError")]
+    if unanswered:
+        return f" — still `raise NotImplementedError()` in: {', '.join(unanswered)}"
+    first = min(cell_errors)
+    return f" ({nb.labels[first]} failed: {cell_errors[first]})"
+
+
 def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
     started = time.monotonic()
     record = {"student": sub.student, "assignment": assignment.name, "sandbox": worker.mode,
@@ -104,8 +112,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             for q in assignment.questions:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
                 if res.status == "missing" and run.cell_errors:
-                    first = min(run.cell_errors)
-                    res.feedback += f" ({nb.labels[first]} failed: {run.cell_errors[first]})"
+                    res.feedback += _why_missing(nb, run.cell_errors)
                 questions[q.grade_id] = res.to_json()
             record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
