@@ -46,11 +46,14 @@ def nbgrader_course(course: Path, submissions: Path) -> None:
     shutil.copytree(submissions, course / "submitted")
 
 
-def nbgrader_scores(course: Path) -> dict[str, float]:
+def nbgrader_scores(course: Path) -> dict[str, tuple[float, float]]:
+    """student -> (total score, score of the sdpa cell) as nbgrader recorded them."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        return {s.student.id: float(s.score) for s in gb.assignment_submissions("ps1_attention")}
+        return {s.student.id: (float(s.score),
+                               float(gb.find_grade("sdpa", "ps1_attention", "ps1_attention", s.student.id).score))
+                for s in gb.assignment_submissions("ps1_attention")}
 
 
 def run_nbgrader(course: Path) -> float:
@@ -89,13 +92,15 @@ def bench_grading(n: int = 40, workers: int = 2) -> int:
         print(f"nbgrader autograde: {t_nbg:.2f} s total, {t_nbg / n:.4f} s per notebook", flush=True)
 
         theirs = nbgrader_scores(tmp / "course")
-        disagree = [s for s, ok in honest.items() if ok and theirs.get(s) != ours["students"][s]["score"]]
+        disagree = [s for s, ok in honest.items()
+                    if ok and theirs.get(s, (None,))[0] != ours["students"][s]["score"]]
         print(f"honest submissions: both score {assignment.max_score:g}/{assignment.max_score:g}"
               if not disagree else f"SCORES DISAGREE on honest submissions: {disagree[:5]}")
-        caught = sum(1 for s, ok in honest.items() if not ok and ours["students"][s]["score"] == 0)
-        passed_nbg = sum(1 for s, ok in honest.items() if not ok and theirs.get(s, 0) > 0)
-        print(f"wrong submissions: this engine gave 0 to {caught}/{n - sum(honest.values())}; "
-              f"nbgrader's visible checks gave points to {passed_nbg}")
+        wrong = [s for s, ok in honest.items() if not ok]
+        ours_zero = sum(ours["students"][s]["questions"]["sdpa"]["score"] == 0 for s in wrong)
+        theirs_zero = sum(theirs.get(s, (0, 0))[1] == 0 for s in wrong)
+        print(f"submissions missing 1/sqrt(d_k): sdpa scored 0 by this engine for {ours_zero}/{len(wrong)}, "
+              f"by nbgrader for {theirs_zero}/{len(wrong)}")
         print(f"speedup_vs_nbgrader: {t_nbg / t_ours:.1f}")
         return 1 if disagree else 0
 

@@ -284,3 +284,23 @@ def test_regrade_after_a_spec_change_replaces_the_result(ps1, tmp_path):
     assert len(list((tmp_path / "out" / "submissions").glob("*.json"))) == 1
     assert list(second["students"]) == ["ana"]
 
+
+
+@pytest.mark.parametrize("raw", [
+    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [1, "x", None]},
+    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": [],
+                                                                   "source": ["x = ", 1]}]},
+    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": "not a list"},
+    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"metadata": {"nbgrader": "junk"}}]},
+])
+def test_malformed_cells_never_crash_the_reader(tmp_path, raw):
+    from autograder.notebook import NotebookError, read_notebook
+
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(raw))
+    try:
+        nb = read_notebook(path)
+    except NotebookError as exc:
+        assert "could not be read" in str(exc)
+    else:
+        assert isinstance(nb.cells, list)

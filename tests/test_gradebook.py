@@ -14,7 +14,10 @@ def test_results_recorded_in_nbgrader_gradebook(ps1, demo_results, tmp_path):
         assert set(subs) == set(demo_results["students"])
         for student, rec in demo_results["students"].items():
             assert subs[student].score == rec["score"]
-            assert subs[student].max_score == ps1.max_score
+            # nbgrader's maximum also counts the hand-graded paragraph (2 points)
+            assert subs[student].max_score == ps1.max_score + 2
         assert len(gb.students) == len(demo_results["students"])
         grade = gb.find_grade("sdpa", "ps1_attention", "ps1_attention", "alice")
         assert grade.auto_score == 4 and grade.max_score == 4
+        paragraph = gb.find_grade("attention_paragraph", "ps1_attention", "ps1_attention", "alice")
+        assert paragraph.auto_score is None and paragraph.needs_manual_grade  # formgrader's queue

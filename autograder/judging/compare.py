@@ -6,6 +6,7 @@ Nothing here calls anything the student sent: no ``__eq__`` of a student object 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,14 +121,19 @@ class Formula(Comparator):
     symbols: tuple[str, ...]
 
     def __call__(self, got: Any, expected: Any) -> Check:
-        from autograder.judging.symbolic import FormulaError, equivalent, parse_formula
-
         if not isinstance(got, str):
             return Check(False, f"expected a formula as a string such as '4*d**2 + 4*d', got {type_name(got)}")
-        try:
-            expr = parse_formula(got, self.symbols)
-        except FormulaError as exc:
-            return Check(False, str(exc))
-        if equivalent(expr, expected, self.symbols):
-            return Check(True)
-        return Check(False, f"{got!r} is not equivalent to the expected formula")
+        return _formula_check(got, expected, self.symbols)
+
+
+@functools.lru_cache(maxsize=4096)  # a cohort hands in the same few formulas many times
+def _formula_check(text: str, expected, symbols: tuple[str, ...]) -> Check:
+    from autograder.judging.symbolic import FormulaError, equivalent, parse_formula
+
+    try:
+        expr = parse_formula(text, symbols)
+    except FormulaError as exc:
+        return Check(False, str(exc))
+    if equivalent(expr, expected, symbols):
+        return Check(True)
+    return Check(False, f"{text!r} is not equivalent to the expected formula")
