@@ -1,6 +1,6 @@
 """Registry of the subcommands that live in their own modules."""
 from __future__ import annotations
 
-from autograder import bench, selftest, validate
+from autograder import bench, report, selftest, validate
 
-REGISTRY: list = [selftest.register, validate.register, bench.register]
+REGISTRY: list = [selftest.register, validate.register, bench.register, report.register]

@@ -1,0 +1,262 @@
+"""`autograder report PS OUT_DIR`: the instructor's item analysis of a graded cohort.
+
+Reads ``OUT_DIR/results.json`` and writes ``OUT_DIR/report/index.html`` with PNG plots
+(matplotlib, Agg, no display needed): the distribution of total scores, each question's mean
+score (as a fraction of its points) and discrimination, and the misconceptions recognised most
+often. Every number in a plot is also in the page as text, in tables with stable ids and
+classes (``#summary``, ``#questions``, ``#misconceptions``), so the page can be checked.
+
+Discrimination is the corrected point-biserial correlation (item–rest): Pearson's r between a
+student's score on the question and their total on all *other* questions. It is undefined when
+everyone scored the same on the question (or on the rest).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import statistics
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DISCRIMINATION_NOTE = (
+    "Discrimination is the corrected point-biserial correlation (item–rest): Pearson's r between "
+    "the students' scores on the question and their totals on all other questions. Near 0 or "
+    "negative: the question does not separate stronger from weaker students. Shown as — when "
+    "every student scored the same on the question or on the rest.")
+
+
+@dataclass
+class MisconceptionCount:
+    name: str
+    count: int
+    feedback: str  # the feedback text students with this misconception read most often
+
+
+@dataclass
+class QuestionStats:
+    grade_id: str
+    title: str
+    max_score: float
+    students: int
+    mean_fraction: float  # mean score / max_score
+    passed_fraction: float  # share of students whose status is "passed"
+    discrimination: float | None
+    misconceptions: list[MisconceptionCount] = field(default_factory=list)  # most frequent first
+
+
+def pearson(x: list[float], y: list[float]) -> float | None:
+    if len(x) < 2:
+        return None
+    mx, my = statistics.fmean(x), statistics.fmean(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def question_ids(results: dict, assignment=None) -> list[str]:
+    """The spec's order first, then any other grade ids found in the results."""
+    seen = [q.grade_id for q in assignment.questions] if assignment is not None else []
+    for rec in results["students"].values():
+        seen += [gid for gid in rec["questions"] if gid not in seen]
+    present = {gid for rec in results["students"].values() for gid in rec["questions"]}
+    return [gid for gid in seen if gid in present]
+
+
+def question_stats(results: dict, assignment=None) -> list[QuestionStats]:
+    students = list(results["students"].values())
+    titles = {q.grade_id: q.title for q in assignment.questions} if assignment is not None else {}
+    totals = [float(rec["score"]) for rec in students]
+    stats = []
+    for gid in question_ids(results, assignment):
+        entries = [rec["questions"].get(gid) for rec in students]
+        max_score = float(next(q["max_score"] for q in entries if q))
+        scores = [float(q["score"]) if q else 0.0 for q in entries]
+        fractions = [s / max_score if max_score else 0.0 for s in scores]
+        rest = [t - s for t, s in zip(totals, scores)]
+        named = Counter(q["misconception"] for q in entries if q and q.get("misconception"))
+        miscs = []
+        for name, count in sorted(named.items(), key=lambda kv: (-kv[1], kv[0])):
+            texts = Counter(q["feedback"] for q in entries if q and q.get("misconception") == name)
+            miscs.append(MisconceptionCount(name, count, texts.most_common(1)[0][0]))
+        stats.append(QuestionStats(
+            grade_id=gid, title=titles.get(gid) or gid, max_score=max_score, students=len(students),
+            mean_fraction=statistics.fmean(fractions),
+            passed_fraction=sum(bool(q) and q["status"] == "passed" for q in entries) / len(students),
+            discrimination=pearson(fractions, rest), misconceptions=miscs))
+    return stats
+
+
+# ---------------------------------------------------------------- plots
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure  # no pyplot: no global state, no display backend
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def plot_score_distribution(results: dict, path: Path) -> None:
+    totals = [float(rec["score"]) for rec in results["students"].values()]
+    top = float(results.get("max_score") or max(totals, default=1.0)) or 1.0
+    bins = min(20, max(1, math.ceil(top)))
+    fig = _figure(8, 3.6)
+    ax = fig.subplots()
+    ax.hist(totals, bins=bins, range=(0, top), color="#3b6ea8", edgecolor="white")
+    mean = statistics.fmean(totals)
+    ax.axvline(mean, color="#a4261d", linestyle="--", label=f"mean {mean:.2f}")
+    ax.set_xlabel(f"total score (out of {top:g})")
+    ax.set_ylabel("students")
+    ax.set_title(f"Score distribution ({len(totals)} students)")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend()
+    fig.savefig(path)
+
+
+def plot_questions(stats: list[QuestionStats], path: Path) -> None:
+    ids = [s.grade_id for s in stats][::-1]
+    fig = _figure(10, 1.2 + 0.32 * len(stats))
+    left, right = fig.subplots(1, 2, sharey=True)
+    left.barh(ids, [s.mean_fraction for s in stats][::-1], color="#3b6ea8")
+    left.set_xlim(0, 1)
+    left.set_xlabel("mean score (fraction of max)")
+    disc = [s.discrimination for s in stats][::-1]
+    right.barh(ids, [d if d is not None else 0.0 for d in disc],
+               color=["#bbbbbb" if d is None else ("#176b32" if d >= 0.2 else "#c47f00") for d in disc])
+    right.axvline(0, color="black", linewidth=0.8)
+    right.set_xlim(-1, 1)
+    right.set_xlabel("discrimination (item–rest point-biserial r)")
+    fig.suptitle("Per question")
+    fig.savefig(path)
+
+
+def plot_misconceptions(stats: list[QuestionStats], path: Path, top: int = 12) -> bool:
+    rows = sorted(((m.count, f"{s.grade_id}: {m.name}") for s in stats for m in s.misconceptions),
+                  key=lambda r: (-r[0], r[1]))[:top]
+    if not rows:
+        return False
+    fig = _figure(9, 1.2 + 0.35 * len(rows))
+    ax = fig.subplots()
+    ax.barh([label for _, label in rows][::-1], [c for c, _ in rows][::-1], color="#a4261d")
+    ax.set_xlabel("students")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_title("Most frequent misconceptions")
+    fig.savefig(path)
+    return True
+
+
+# ---------------------------------------------------------------- page
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:1rem 0}td,th{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:left;vertical-align:top}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}img{max-width:100%;display:block;margin:1rem 0}
+.note{color:#555;font-size:.9rem}"""
+
+
+def _num(value: float | None, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
+    totals = [float(rec["score"]) for rec in results["students"].values()]
+    top = float(results.get("max_score", 0.0))
+    return [
+        ("students", "Students", str(len(totals))),
+        ("max-score", "Points available", f"{top:g}"),
+        ("mean", "Mean score", f"{statistics.fmean(totals):.2f}"),
+        ("median", "Median score", f"{statistics.median(totals):.2f}"),
+        ("stdev", "Standard deviation", f"{statistics.pstdev(totals):.2f}"),
+        ("min", "Lowest", f"{min(totals):g}"),
+        ("max", "Highest", f"{max(totals):g}"),
+        ("full-marks", "Full marks", str(sum(t >= top for t in totals))),
+    ]
+
+
+def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool) -> str:
+    e = html.escape
+    name = results.get("assignment", "")
+    parts = [f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(name)} — cohort report</title>',
+             f"<style>{STYLE}</style></head><body>", f"<h1>{e(name)} — cohort report</h1>"]
+    if not results["students"]:
+        parts.append('<p id="empty">No graded students in results.json.</p></body></html>')
+        return "".join(parts)
+    parts.append('<table id="summary">' + "".join(
+        f'<tr class="{key}"><th>{e(label)}</th><td class="num">{e(value)}</td></tr>'
+        for key, label, value in _summary_rows(results)) + "</table>")
+    parts.append('<h2>Score distribution</h2><img id="score-distribution" src="score_distribution.png" '
+                 'alt="histogram of total scores">')
+    parts.append('<h2>Questions</h2><img id="question-plot" src="questions.png" '
+                 'alt="mean score and discrimination per question">')
+    parts.append(f'<p class="note" id="discrimination-method">{e(DISCRIMINATION_NOTE)}</p>')
+    head = ("<tr><th>id</th><th>question</th><th class=num>max</th><th class=num>mean (fraction of max)</th>"
+            "<th class=num>% passed</th><th class=num>discrimination</th><th>top misconception</th></tr>")
+    rows = []
+    for s in stats:
+        top = s.misconceptions[0] if s.misconceptions else None
+        rows.append(
+            f'<tr data-question="{e(s.grade_id)}"><td class="id">{e(s.grade_id)}</td>'
+            f'<td class="title">{e(s.title)}</td><td class="num max">{s.max_score:g}</td>'
+            f'<td class="num mean">{_num(s.mean_fraction, 3)}</td>'
+            f'<td class="num passed">{_num(100 * s.passed_fraction, 1)}</td>'
+            f'<td class="num discrimination">{_num(s.discrimination, 3)}</td>'
+            f'<td class="top-misconception">{e(f"{top.name} ({top.count})") if top else "—"}</td></tr>')
+    parts.append(f'<table id="questions">{head}{"".join(rows)}</table>')
+    parts.append("<h2>Misconceptions</h2>")
+    miscs = [(s, m) for s in stats for m in s.misconceptions]
+    if not miscs:
+        parts.append('<p id="no-misconceptions">No known misconception was recognised in this cohort.</p>')
+    else:
+        if has_misconception_plot:
+            parts.append('<img id="misconception-plot" src="misconceptions.png" alt="most frequent misconceptions">')
+        parts.append('<table id="misconceptions"><tr><th>question</th><th>misconception</th>'
+                     '<th class=num>students</th><th>feedback they read</th></tr>' + "".join(
+                         f'<tr data-question="{e(s.grade_id)}" data-misconception="{e(m.name)}">'
+                         f'<td class="id">{e(s.grade_id)}</td><td class="name">{e(m.name)}</td>'
+                         f'<td class="num count">{m.count}</td><td class="feedback">{e(m.feedback)}</td></tr>'
+                         for s, m in miscs) + "</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(results: dict, folder: Path, assignment=None) -> Path:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stats = question_stats(results, assignment)
+    has_misc_plot = False
+    if results["students"]:
+        plot_score_distribution(results, folder / "score_distribution.png")
+        plot_questions(stats, folder / "questions.png")
+        has_misc_plot = plot_misconceptions(stats, folder / "misconceptions.png")
+    page = folder / "index.html"
+    page.write_text(render_page(results, stats, has_misc_plot), encoding="utf-8")
+    return page
+
+
+def cmd_report(args) -> int:
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(args.problem_set)
+    path = Path(args.out_dir) / "results.json"
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    if results.get("assignment") != assignment.name:
+        print(f"{path} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
+        return 2
+    page = write_report(results, Path(args.out_dir) / "report", assignment)
+    print(f"report: {page}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="cohort report: score histogram, per-question difficulty, "
+                                      "discrimination, misconceptions (HTML + PNG)")
+    p.add_argument("problem_set", metavar="PS")
+    p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
+    p.set_defaults(func=cmd_report)
