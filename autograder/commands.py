@@ -1,6 +1,6 @@
 """Registry of the subcommands that live in their own modules."""
 from __future__ import annotations
 
-from autograder import bench, report, selftest, validate
+from autograder import bench, gradescope, report, selftest, validate
 
-REGISTRY: list = [selftest.register, validate.register, bench.register, report.register]
+REGISTRY: list = [selftest.register, validate.register, bench.register, report.register, gradescope.register]
