@@ -165,6 +165,9 @@ def nbgrader_generate(ctx: ReleaseContext) -> None:
     config = Config()
     config.CourseDirectory.root = str(ctx.workdir)
     config.CourseDirectory.assignment_id = ctx.assignment.name
+    # nbgrader's Gradebook() defaults to this course; with '' no `course` row is created and
+    # PostgreSQL (unlike SQLite) enforces the assignment -> course foreign key.
+    config.CourseDirectory.course_id = "default_course"
     config.CourseDirectory.db_url = ctx.db_url or f"sqlite:///{ctx.workdir / 'gradebook.db'}"
     app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
     log = io.StringIO()

@@ -98,15 +98,9 @@ def postgres_url():
 def test_results_recorded_in_postgres_gradebook(ps1, demo_results, postgres_url):
     from nbgrader.api import Gradebook
 
-    try:
-        n = record_results(ps1, demo_results, postgres_url)
-    except RuntimeError as exc:
-        if "assignment_course_id_fkey" in str(exc):
-            # SQLite ignores foreign keys, PostgreSQL does not: nbgrader's CourseDirectory.course_id
-            # defaults to '', for which nbgrader creates no `course` row. Fix: release.nbgrader_generate
-            # sets CourseDirectory.course_id (e.g. "default_course", the Gradebook's default).
-            pytest.xfail("known bug: gradebook assignment created with course_id '' (no course row)")
-        raise
+    # PostgreSQL enforces the assignment -> course foreign key that SQLite ignores: this failed
+    # until release.nbgrader_generate set CourseDirectory.course_id.
+    n = record_results(ps1, demo_results, postgres_url)
     assert n == len(demo_results["students"]) * len(ps1.questions)
     record_results(ps1, demo_results, postgres_url)  # again: updates, never duplicates
     with Gradebook(postgres_url) as gb:
