@@ -123,12 +123,14 @@ def plot_questions(stats: list[QuestionStats], path: Path) -> None:
     left, right = fig.subplots(1, 2, sharey=True)
     left.barh(ids, [s.mean_fraction for s in stats][::-1], color="#3b6ea8")
     left.set_xlim(0, 1)
+    left.set_xticks([0, 0.25, 0.5, 0.75, 1])
     left.set_xlabel("mean score (fraction of max)")
     disc = [s.discrimination for s in stats][::-1]
     right.barh(ids, [d if d is not None else 0.0 for d in disc],
                color=["#bbbbbb" if d is None else ("#176b32" if d >= 0.2 else "#c47f00") for d in disc])
     right.axvline(0, color="black", linewidth=0.8)
     right.set_xlim(-1, 1)
+    right.set_xticks([-1, -0.5, 0, 0.5, 1])
     right.set_xlabel("discrimination (item–rest point-biserial r)")
     fig.suptitle("Per question")
     fig.savefig(path)
