@@ -15,6 +15,11 @@ def _questions(assignment: Assignment):
     return [(q.grade_id, q.title or q.grade_id) for q in assignment.questions]
 
 
+def _in_order(assignment: Assignment, questions: dict):
+    """(grade_id, result) in the problem set's order, not results.json's sorted keys."""
+    return [(q.grade_id, questions[q.grade_id]) for q in assignment.questions if q.grade_id in questions]
+
+
 def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
     """One line per student, then one indented line per question that did not pass."""
     n = len(assignment.questions)
@@ -50,7 +55,7 @@ def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
         f"<tr><td>{html.escape(titles.get(gid, gid))}</td><td>{q['score']:g} / {q['max_score']:g}</td>"
         f"<td class=\"{html.escape(q['status'])}\">{html.escape(q['status'])}</td>"
         f"<td>{html.escape(q['feedback'])}</td></tr>"
-        for gid, q in rec["questions"].items())
+        for gid, q in _in_order(assignment, rec["questions"]))
     notes = [rec["error"]] if rec.get("error") else []
     notes += rec.get("flags", [])
     if notes:
@@ -98,7 +103,7 @@ def gradescope_results(assignment: Assignment, rec: dict) -> dict:
         "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}",
         "tests": [{"name": titles.get(gid, gid), "number": gid, "score": q["score"],
                    "max_score": q["max_score"], "status": "passed" if q["status"] == "passed" else "failed",
-                   "output": q["feedback"], "visibility": "visible"} for gid, q in rec["questions"].items()],
+                   "output": q["feedback"], "visibility": "visible"} for gid, q in _in_order(assignment, rec["questions"])],
     }
 
 
