@@ -38,12 +38,13 @@ def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fast=True):
     """softmax(q kᵀ / √d_k) v.  q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v)."""
     if not fast:
         return attention_weights(q, k, mask, scale=scale) @ v
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
-    if mask is not None:
-        # Fully masked rows: torch may return NaN there; the course defines them as zero.
-        no_key = ~mask.any(dim=-1, keepdim=True)
-        out = out.masked_fill(no_key, 0.0)
-    return out
+    if mask is None:
+        return F.scaled_dot_product_attention(q, k, v, scale=scale)
+    # Fully masked rows: some torch backends return NaN there (and NaN gradients); let those
+    # rows attend everywhere so every kernel is defined, then zero them as the course defines.
+    no_key = ~mask.any(dim=-1, keepdim=True)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | no_key, scale=scale)
+    return out.masked_fill(no_key, 0.0)
 
 
 def causal_mask(t_q, t_k=None, *, device=None):

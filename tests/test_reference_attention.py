@@ -96,3 +96,43 @@ def test_parameter_count_matches_the_sympy_formula():
     for d, h, bias in [(16, 4, True), (64, 8, False), (768, 12, True)]:
         module = MultiHeadAttention(AttentionConfig(d, h, bias=bias))
         assert sum(p.numel() for p in module.parameters()) == evaluate(pc.mha(bias=bias), d=d)
+
+
+def test_fully_masked_row_has_finite_gradients_on_both_paths(device):
+    mask = causal_mask(5, 7, device=device).clone()
+    mask[2] = False
+    for fast in (True, False):
+        q, k, v = (t.requires_grad_() for t in qkv(device))
+        scaled_dot_product_attention(q, k, v, mask, fast=fast).square().sum().backward()
+        for t in (q, k, v):
+            assert torch.isfinite(t.grad).all()
+        assert torch.count_nonzero(q.grad[:, :, 2]) == 0
+
+
+def test_explicit_scale_and_weights_match_the_formula(device):
+    q, k, v = qkv(device, seed=5)
+    mask = causal_mask(5, 7, device=device)
+    scores = (q @ k.transpose(-2, -1) * 0.3).masked_fill(~mask, float("-inf"))
+    expected = torch.softmax(scores, dim=-1)
+    torch.testing.assert_close(attention_weights(q, k, mask, scale=0.3), expected, atol=1e-6, rtol=0)
+    for fast in (True, False):
+        torch.testing.assert_close(scaled_dot_product_attention(q, k, v, mask, scale=0.3, fast=fast),
+                                   expected @ v, atol=ATOL, rtol=0)
+    assert torch.allclose(attention_weights(q, k, mask).sum(-1), torch.ones(2, 3, 5, device=device))
+
+
+def test_padding_mask_shape_and_convention():
+    pad = torch.tensor([[False, False, True], [False, True, True]])
+    m = padding_mask(pad)
+    assert m.shape == (2, 1, 1, 3) and m.dtype == torch.bool
+    assert m[:, 0, 0].tolist() == [[True, True, False], [True, False, False]]
+
+
+def test_functional_adapter_matches_the_module(device):
+    from solutions.attention import multi_head_attention
+
+    torch.manual_seed(1)
+    module = MultiHeadAttention(AttentionConfig(12, 3, bias=False)).to(device).eval()
+    x, mem = torch.randn(2, 4, 12, device=device), torch.randn(2, 6, 12, device=device)
+    torch.testing.assert_close(multi_head_attention(x, mem, module.weights(), 3), module(x, mem), atol=ATOL, rtol=0)
+    torch.testing.assert_close(module(x, mem, fast=False), module(x, mem), atol=ATOL, rtol=0)
