@@ -24,26 +24,34 @@ class AttentionConfig:
     dropout: float = 0.0
 
 
-def attention_weights(q, k, mask=None, *, scale=None):
-    """softmax(q kᵀ · scale) over the keys; rows with no allowed key are all zero."""
+def attention_weights(q, k, mask=None, *, scale=None, bias=None):
+    """softmax(q kᵀ · scale + bias) over the keys; rows with no allowed key are all zero.
+    ``bias``: optional additive float scores (ALiBi, T5 relative bias) broadcastable to (..., T_q, T_k)."""
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = (q @ k.transpose(-2, -1)) * scale
+    if bias is not None:
+        scores = scores + bias
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
     return torch.nan_to_num(weights, nan=0.0)  # softmax of an all -inf row is NaN
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fast=True):
-    """softmax(q kᵀ / √d_k) v.  q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v)."""
+def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fast=True, bias=None):
+    """softmax(q kᵀ / √d_k + bias) v.  q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v).
+    ``bias`` (optional, additive float) is how ALiBi and T5 relative positions enter."""
     if not fast:
-        return attention_weights(q, k, mask, scale=scale) @ v
+        return attention_weights(q, k, mask, scale=scale, bias=bias) @ v
+    bias = None if bias is None else bias.to(q.dtype)
     if mask is None:
-        return F.scaled_dot_product_attention(q, k, v, scale=scale)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=scale)
     # Fully masked rows: some torch backends return NaN there (and NaN gradients); let those
     # rows attend everywhere so every kernel is defined, then zero them as the course defines.
     no_key = ~mask.any(dim=-1, keepdim=True)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | no_key, scale=scale)
+    attn_mask = mask | no_key
+    if bias is not None:
+        attn_mask = bias.masked_fill(~attn_mask, float("-inf"))
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, scale=scale)
     return out.masked_fill(no_key, 0.0)
 
 
