@@ -37,9 +37,16 @@ def attention_weights(q, k, mask=None, *, scale=None, bias=None):
     return torch.nan_to_num(weights, nan=0.0)  # softmax of an all -inf row is NaN
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fast=True, bias=None):
+def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fast=True, bias=None, is_causal=False):
     """softmax(q kᵀ / √d_k + bias) v.  q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v).
-    ``bias`` (optional, additive float) is how ALiBi and T5 relative positions enter."""
+    ``bias`` (optional, additive float) is how ALiBi and T5 relative positions enter.
+    ``is_causal``: AND ``causal_mask(T_q, T_k)`` into the mask (the kernel's own causal mode
+    when nothing else is masked — what nn.Transformer uses for a causal target)."""
+    if is_causal:
+        if fast and mask is None and bias is None and q.shape[-2] == k.shape[-2]:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
+        causal = causal_mask(q.shape[-2], k.shape[-2], device=q.device)
+        mask = causal if mask is None else mask & causal
     if not fast:
         return attention_weights(q, k, mask, scale=scale, bias=bias) @ v
     bias = None if bias is None else bias.to(q.dtype)

@@ -28,9 +28,14 @@ class Attention(MultiHeadAttention):
     ``rope``: (cos, sin, convention) for the positions of the *new* tokens, each (T, d_head).
     ``cache``: a dict owned by the caller. Self-attention appends the new keys/values to it;
     cross-attention (``x_kv`` given) projects the memory once and reuses it afterwards.
+    ``mask="causal"``: causal over equally long queries and keys (the SDPA kernel's causal mode).
     """
 
     def forward(self, x_q, x_kv=None, mask=None, fast=True, *, bias=None, rope=None, cache=None):
+        is_causal = isinstance(mask, str)
+        if is_causal:
+            assert mask == "causal", mask
+            mask = None
         h = self.cfg.n_heads
         q = _split(self.q_proj(x_q), h)
         if cache is not None and x_kv is not None and "k" in cache:
@@ -45,7 +50,7 @@ class Attention(MultiHeadAttention):
                 if x_kv is None and "k" in cache:
                     k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
                 cache["k"], cache["v"] = k, v
-        out = scaled_dot_product_attention(q, k, v, mask, fast=fast, bias=bias)
+        out = scaled_dot_product_attention(q, k, v, mask, fast=fast, bias=bias, is_causal=is_causal)
         return self.dropout(self.out_proj(_merge(out)))
 
 

@@ -121,7 +121,7 @@ class Decoder(nn.Module):
 
     def forward(self, x, memory=None, self_mask="causal", memory_mask=None, *, cache=None, start=0, fast=True):
         t = x.shape[1]
-        if isinstance(self_mask, str):          # "causal": the default, built for the cache offset
+        if isinstance(self_mask, str) and (start > 0 or t == 1):   # "causal" with a KV-cache offset
             self_mask = causal_mask(t, start + t, device=x.device) if t > 1 else None
         bias, rope = self.positions(t, start + t, x)
         for i, layer in enumerate(self.layers):

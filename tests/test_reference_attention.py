@@ -136,3 +136,17 @@ def test_functional_adapter_matches_the_module(device):
     x, mem = torch.randn(2, 4, 12, device=device), torch.randn(2, 6, 12, device=device)
     torch.testing.assert_close(multi_head_attention(x, mem, module.weights(), 3), module(x, mem), atol=ATOL, rtol=0)
     torch.testing.assert_close(module(x, mem, fast=False), module(x, mem), atol=ATOL, rtol=0)
+
+
+def test_is_causal_equals_the_explicit_causal_mask(device):
+    for tq, tk in ((5, 5), (3, 7)):
+        q, k, v = qkv(device, tq=tq, tk=tk, seed=6)
+        expected = scaled_dot_product_attention(q, k, v, causal_mask(tq, tk, device=device), fast=False)
+        pad = torch.ones(2, 1, 1, tk, dtype=torch.bool, device=device)
+        pad[0, ..., -1] = False
+        for fast in (True, False):
+            torch.testing.assert_close(scaled_dot_product_attention(q, k, v, is_causal=True, fast=fast), expected,
+                                       atol=ATOL, rtol=0)
+            torch.testing.assert_close(scaled_dot_product_attention(q, k, v, pad, is_causal=True, fast=fast),
+                                       scaled_dot_product_attention(q, k, v, pad & causal_mask(tq, tk, device=device)),
+                                       atol=ATOL, rtol=0)

@@ -164,3 +164,13 @@ def test_a_few_steps_of_training_reduce_the_loss():
         opt.zero_grad(), loss.backward(), opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_bench_model_prints_the_ratio_last(capsys):
+    from solutions.bench import bench_model
+
+    result = bench_model(d_model=32, n_heads=4, n_layers=1, d_ff=64, batch=2, src_len=6, tgt_len=5, warmup=1,
+                         repeats=3)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] == f"reference_over_torch: {result['ratio']:.3f}"
+    assert result["max_abs_diff"] < ATOL
