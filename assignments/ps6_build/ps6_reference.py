@@ -1,0 +1,96 @@
+"""PS6 — the reference side: the functional answers the grader expects, built on ``solutions/``,
+and the tiny fixed language model that ``greedy_decode`` is graded on.
+
+Every weight is in ``nn.Linear`` layout (out_features, in_features); masks are bool with
+True = may attend; a query with no allowed key gets a zero attention output (then + b_o).
+"""
+import torch
+import torch.nn.functional as F
+
+from autograder.spec import FunctionSource
+from solutions.attention import causal_mask as reference_causal_mask
+from solutions.attention import multi_head_attention as reference_mha
+from solutions.attention import padding_mask as reference_padding_mask
+
+LN_EPS = 1e-5  # the encoder layer's LayerNorm eps (PyTorch's default)
+
+
+def layer_norm(x, gamma, beta, eps):
+    return F.layer_norm(x, (x.shape[-1],), gamma, beta, eps)   # (x − mean) / sqrt(var + eps)
+
+
+def feed_forward(x, w1, b1, w2, b2):
+    return F.linear(F.relu(F.linear(x, w1, b1)), w2, b2)
+
+
+def mha_weights(w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o):
+    return {"w_q": w_q, "b_q": b_q, "w_k": w_k, "b_k": b_k, "w_v": w_v, "b_v": b_v, "w_o": w_o, "b_o": b_o}
+
+
+def multi_head_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
+    weights = mha_weights(w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o)
+    return reference_mha(x_q, x_kv, weights, n_heads, mask, fast=False)
+
+
+def causal_mask(t):
+    return reference_causal_mask(int(t))
+
+
+def padding_mask(key_is_pad):
+    return reference_padding_mask(key_is_pad)
+
+
+def encoder_layer(x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o,
+                  ln2_g, ln2_b, w1, b1, w2, b2):
+    """The Pre-LN encoder layer, computed by ``solutions.layers.EncoderLayer`` with these weights
+    (that layer is tested against ``nn.TransformerEncoderLayer(norm_first=True)``)."""
+    from solutions.layers import EncoderLayer
+    from solutions.model import TransformerConfig
+
+    d, d_ff = x.shape[-1], w1.shape[0]
+    layer = EncoderLayer(TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True,
+                                           norm_eps=LN_EPS)).eval()
+    sa, ffn = layer.self_attn, layer.ffn
+    params = {layer.norm1.weight: ln1_g, layer.norm1.bias: ln1_b, sa.q_proj.weight: w_q, sa.q_proj.bias: b_q,
+              sa.k_proj.weight: w_k, sa.k_proj.bias: b_k, sa.v_proj.weight: w_v, sa.v_proj.bias: b_v,
+              sa.out_proj.weight: w_o, sa.out_proj.bias: b_o, layer.norm2.weight: ln2_g, layer.norm2.bias: ln2_b,
+              ffn.linear1.weight: w1, ffn.linear1.bias: b1, ffn.linear2.weight: w2, ffn.linear2.bias: b2}
+    with torch.no_grad():
+        for p, value in params.items():
+            p.copy_(value)
+        return layer(x, mask, fast=False)
+
+
+def greedy_decode(model, prompt, max_new_tokens, eos_id):
+    """Append argmax(model(tokens)[-1]) until eos_id has been appended or max_new_tokens are new."""
+    tokens = [int(t) for t in prompt]
+    for _ in range(int(max_new_tokens)):
+        logits = model(tokens)
+        tokens.append(int(torch.argmax(logits[-1])))
+        if tokens[-1] == eos_id:
+            break
+    return tokens
+
+
+# The tiny fixed model: one causal attention layer and an output head, weights from a
+# seeded generator (the same numbers in the sandbox, the grader and the notebook).
+_TINY_LM = '''
+def tiny_lm(tokens):
+    """tokens: a sequence of ints in [0, 12) -> logits (len(tokens), 12), position t predicts t+1."""
+    g = torch.Generator().manual_seed({seed})
+    vocab, d, max_len = 12, 16, 32
+    emb = torch.randn(vocab, d, generator=g)
+    pos = 0.5 * torch.randn(max_len, d, generator=g)
+    w_q, w_k, w_v = (torch.randn(d, d, generator=g) / d ** 0.5 for _ in range(3))
+    w_out = torch.randn(d, vocab, generator=g)
+    ids = torch.as_tensor([int(t) for t in tokens], dtype=torch.long)
+    h = emb[ids] + pos[: len(ids)]
+    scores = (h @ w_q) @ (h @ w_k).T / d ** 0.5
+    allowed = torch.ones(len(ids), len(ids), dtype=torch.bool).tril()
+    h = h + torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1) @ (h @ w_v)
+    return h @ w_out / d ** 0.5
+'''
+
+
+def tiny_lm(seed: int) -> FunctionSource:
+    return FunctionSource(_TINY_LM.replace("{seed}", str(int(seed))), "tiny_lm")

@@ -1,0 +1,189 @@
+"""PS6 — known-wrong answers. Each reproduces one misconception exactly, so a student's output
+that matches it earns that misconception's feedback (and the self-test proves it is rejected)."""
+import torch
+import torch.nn.functional as F
+
+import ps6_reference as ref
+
+
+# ---- layer_norm
+
+def ln_std_plus_eps(x, gamma, beta, eps):
+    """Document 001's LayerNorm: (x − mean) / (std + eps), std the biased one."""
+    mean = x.mean(-1, keepdim=True)
+    std = (x - mean).pow(2).mean(-1, keepdim=True).sqrt()
+    return gamma * (x - mean) / (std + eps) + beta
+
+
+def ln_unbiased_var(x, gamma, beta, eps):
+    mean = x.mean(-1, keepdim=True)
+    return gamma * (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=True) + eps) + beta
+
+
+def ln_over_all_features_and_tokens(x, gamma, beta, eps):
+    dims = tuple(range(1, x.dim())) if x.dim() > 1 else (-1,)
+    mean, var = x.mean(dims, keepdim=True), x.var(dims, keepdim=True, unbiased=False)
+    return gamma * (x - mean) / torch.sqrt(var + eps) + beta
+
+
+def ln_no_affine(x, gamma, beta, eps):
+    return F.layer_norm(x, (x.shape[-1],), None, None, eps)
+
+
+# ---- feed_forward
+
+def ffn_no_activation(x, w1, b1, w2, b2):
+    return F.linear(F.linear(x, w1, b1), w2, b2)
+
+
+def ffn_gelu(x, w1, b1, w2, b2):
+    return F.linear(F.gelu(F.linear(x, w1, b1)), w2, b2)
+
+
+def ffn_relu_on_output(x, w1, b1, w2, b2):
+    return F.relu(ref.feed_forward(x, w1, b1, w2, b2))
+
+
+# ---- multi_head_attention
+
+def _heads(x, h):
+    b, t, d = x.shape
+    return x.view(b, t, h, d // h).transpose(1, 2)
+
+
+def _mha(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask, *, split=True, merge="right",
+         project=True, scale_by="head"):
+    h = n_heads if split else 1
+    q, k, v = (_heads(F.linear(x, w, b), h) for x, w, b in ((x_q, w_q, b_q), (x_kv, w_k, b_k), (x_kv, w_v, b_v)))
+    d_scale = q.shape[-1] if scale_by == "head" else x_q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / d_scale ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    out = torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v           # (B, h, T, d_head)
+    b, _, t, _ = out.shape
+    out = out.transpose(1, 2).reshape(b, t, -1) if merge == "right" else out.reshape(b, t, -1)
+    return F.linear(out, w_o, b_o) if project else out
+
+
+def mha_no_head_split(*args):
+    return _mha(*args, split=False)
+
+
+def mha_no_output_projection(*args):
+    return _mha(*args, project=False)
+
+
+def mha_merge_without_transpose(*args):
+    return _mha(*args, merge="wrong")
+
+
+def mha_scale_by_d_model(*args):
+    return _mha(*args, scale_by="model")
+
+
+def mha_nan_for_fully_masked_rows(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
+    q, k, v = (_heads(F.linear(x, w, b), n_heads) for x, w, b in
+               ((x_q, w_q, b_q), (x_kv, w_k, b_k), (x_kv, w_v, b_v)))
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    out = torch.softmax(scores, -1) @ v
+    return F.linear(out.transpose(1, 2).reshape(x_q.shape[0], x_q.shape[1], -1), w_o, b_o)
+
+
+# ---- masks
+
+def causal_inverted(t):
+    return ~ref.causal_mask(t)
+
+
+def causal_additive_float(t):
+    """nn.Transformer.generate_square_subsequent_mask's form: 0 where allowed, −inf where blocked."""
+    return torch.zeros(int(t), int(t)).masked_fill(causal_inverted(t), float("-inf"))
+
+
+def causal_without_diagonal(t):
+    return torch.ones(int(t), int(t), dtype=torch.bool).tril(-1)
+
+
+def padding_not_inverted(key_is_pad):
+    return key_is_pad[:, None, None, :]
+
+
+def padding_no_broadcast_dims(key_is_pad):
+    return ~key_is_pad
+
+
+def padding_masks_queries(key_is_pad):
+    return (~key_is_pad)[:, None, :, None]
+
+
+# ---- encoder_layer
+
+def _unpack(args):
+    x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, ln2_g, ln2_b, w1, b1, w2, b2 = args
+    ln1 = lambda y: ref.layer_norm(y, ln1_g, ln1_b, ref.LN_EPS)  # noqa: E731
+    ln2 = lambda y: ref.layer_norm(y, ln2_g, ln2_b, ref.LN_EPS)  # noqa: E731
+    sa = lambda y: ref.multi_head_attention(y, y, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask)  # noqa: E731
+    ff = lambda y: ref.feed_forward(y, w1, b1, w2, b2)  # noqa: E731
+    return x, ln1, ln2, sa, ff
+
+
+def encoder_post_ln(*args):
+    x, ln1, ln2, sa, ff = _unpack(args)
+    x = ln1(x + sa(x))
+    return ln2(x + ff(x))
+
+
+def encoder_no_residual(*args):
+    x, ln1, ln2, sa, ff = _unpack(args)
+    x = sa(ln1(x))
+    return ff(ln2(x))
+
+
+def encoder_residual_from_normalised(*args):
+    """x = LN(x); x = x + sublayer(x): the residual carries the normalised stream."""
+    x, ln1, ln2, sa, ff = _unpack(args)
+    x = ln1(x)
+    x = x + sa(x)
+    x = ln2(x)
+    return x + ff(x)
+
+
+def encoder_norm_on_branch_output(*args):
+    x, ln1, ln2, sa, ff = _unpack(args)
+    x = x + ln1(sa(x))
+    return x + ln2(ff(x))
+
+
+# ---- greedy_decode
+
+def greedy_ignores_eos(model, prompt, max_new_tokens, eos_id):
+    return ref.greedy_decode(model, prompt, max_new_tokens, eos_id=None)
+
+
+def greedy_last_token_only(model, prompt, max_new_tokens, eos_id):
+    tokens = [int(t) for t in prompt]
+    for _ in range(int(max_new_tokens)):
+        tokens.append(int(torch.argmax(model(tokens[-1:])[-1])))
+        if tokens[-1] == eos_id:
+            break
+    return tokens
+
+
+def greedy_first_position(model, prompt, max_new_tokens, eos_id):
+    tokens = [int(t) for t in prompt]
+    for _ in range(int(max_new_tokens)):
+        tokens.append(int(torch.argmax(model(tokens)[0])))
+        if tokens[-1] == eos_id:
+            break
+    return tokens
+
+
+def greedy_without_prompt(model, prompt, max_new_tokens, eos_id):
+    return ref.greedy_decode(model, prompt, max_new_tokens, eos_id)[len(prompt):]
+
+
+def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
+    out = ref.greedy_decode(model, prompt, max_new_tokens, eos_id)
+    return out[:-1] if out and out[-1] == eos_id and len(out) > len(prompt) else out

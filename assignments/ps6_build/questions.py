@@ -1,0 +1,243 @@
+"""PS6 — build a transformer: question specs.
+
+Students write the pieces as plain functions (their classes are free); the grader calls them
+through these functional signatures with weights and inputs as tensors, in ``nn.Linear``
+layout (out, in). Masks: bool, True = may attend; a query with no allowed key gets a zero
+attention output. References: ``ps6_reference.py`` (built on ``solutions/``); known-wrong
+answers: ``ps6_wrong.py``.
+"""
+import numpy as np
+
+from autograder.judging.compare import AllClose, Exact
+from autograder.spec import Assignment, Misconception, Probe, Question
+
+import ps6_reference as ref
+import ps6_wrong as wrong
+
+
+def _randn(rng, *shape, scale=1.0):
+    return (scale * rng.standard_normal(shape)).astype(np.float32)
+
+
+def _linear(rng, d_out, d_in):
+    return _randn(rng, d_out, d_in, scale=d_in ** -0.5), _randn(rng, d_out, scale=0.1)
+
+
+def _mha_weights(rng, d):
+    return tuple(a for _ in range(4) for a in _linear(rng, d, d))
+
+
+def _padding(rng, b, t, fully_padded_row=True):
+    pad = rng.random((b, t)) < 0.3
+    pad[:, 0] = False
+    if fully_padded_row:
+        pad[-1, :] = True          # one sequence is all padding
+    return pad
+
+
+# ---- probes
+
+def ln_probes(rng):
+    d = int(rng.integers(5, 17))
+    g, b = _randn(rng, d, scale=0.5) + 1, _randn(rng, d, scale=0.5)
+    return [
+        Probe((_randn(rng, 2, 3, d, scale=2) + 1, g, b, 1e-5), "(B, T, d) input, eps = 1e-5"),
+        Probe((_randn(rng, 4, d, scale=0.05), g, b, 1e-2), "small activations, eps = 1e-2"),
+        Probe((_randn(rng, 3, d), g, b, float(rng.choice([0.1, 0.5, 1.0]))), "large eps"),
+    ]
+
+
+def ffn_probes(rng):
+    d, d_ff = int(rng.integers(4, 9)), int(rng.integers(8, 20))
+    w1, b1 = _linear(rng, d_ff, d)
+    w2, b2 = _linear(rng, d, d_ff)
+    return [Probe((_randn(rng, 2, int(rng.integers(2, 6)), d), w1, b1, w2, b2), "(B, T, d) input"),
+            Probe((_randn(rng, 3, d), w1, b1, w2, b2), "(T, d) input")]
+
+
+def mha_probes(rng):
+    h = int(rng.choice([2, 4]))
+    d = h * int(rng.integers(2, 5))
+    b, tq, tk = int(rng.integers(2, 4)), int(rng.integers(3, 6)), int(rng.integers(3, 7))
+    w = _mha_weights(rng, d)
+    x, mem = _randn(rng, b, tq, d, scale=2), _randn(rng, b, tk, d, scale=2)
+    causal = np.tril(np.ones((tq, tq), dtype=bool))
+    return [
+        Probe((x, x, *w, h, None), "self-attention, no mask"),
+        Probe((x, x, *w, h, causal), "self-attention, causal mask"),
+        Probe((x, mem, *w, h, None), "cross-attention (T_q ≠ T_k)"),
+        Probe((x, mem, *w, h, ~_padding(rng, b, tk)[:, None, None, :]),
+              "cross-attention with key padding, one sequence fully padded"),
+    ]
+
+
+def causal_probes(rng):
+    return [Probe((int(t),), f"t = {int(t)}") for t in (1, rng.integers(2, 5), rng.integers(5, 9))]
+
+
+def padding_probes(rng):
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    return [Probe((_padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
+            Probe((_padding(rng, b, t),), "one sequence fully padded")]
+
+
+def encoder_args(rng, b, t, h, d_head, d_ff, mask):
+    d = h * d_head
+    ln1 = (_randn(rng, d, scale=0.3) + 1, _randn(rng, d, scale=0.3))
+    ln2 = (_randn(rng, d, scale=0.3) + 1, _randn(rng, d, scale=0.3))
+    w1, b1 = _linear(rng, d_ff, d)
+    w2, b2 = _linear(rng, d, d_ff)
+    x = _randn(rng, b, t, d, scale=1.5) + 0.5
+    return (x, mask, h, *ln1, *_mha_weights(rng, d), *ln2, w1, b1, w2, b2)
+
+
+def encoder_probes(rng):
+    h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    pad = ~_padding(rng, b, t)[:, None, None, :]
+    return [Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
+            Probe(encoder_args(rng, b, t, h, d_head, d_ff, pad), "key padding, one sequence fully padded")]
+
+
+def greedy_probes(rng):
+    probes = []
+    for i in range(3):
+        seed = int(rng.integers(0, 10_000))
+        prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 5)))]
+        model = ref.tiny_lm(seed)
+        free = ref.greedy_decode(model.compile(), prompt, 8, eos_id=None)
+        # eos = the 3rd generated token, so decoding stops early (unless it already came up);
+        # the last probe never meets its eos and runs the full budget.
+        eos = free[len(prompt) + 2] if i < 2 else 12
+        probes.append(Probe((model, prompt, 8, eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
+    return probes
+
+
+# Masks are compared as numbers, exactly (True = 1): the released checks render an expected
+# array through assert_allclose (Exact would write `_got == array(...)`, which cannot run there).
+MASK = AllClose(atol=0.0, rtol=0.0)
+RNG = np.random.default_rng(606)  # visible examples: fixed, small
+
+
+def _mis(name, feedback, fn):
+    return Misconception(name, feedback, fn)
+
+
+QUESTIONS = [
+    Question(
+        grade_id="layer_norm", answer="layer_norm", title="LayerNorm", points=2, reference=ref.layer_norm,
+        probes=ln_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+        visible=[Probe((np.array([[1.0, 2.0, 3.0, 6.0]], np.float32), np.ones(4, np.float32),
+                        np.zeros(4, np.float32), 1e-5), "one token, γ = 1, β = 0"),
+                 Probe((_randn(RNG, 2, 4, scale=0.05), np.ones(4, np.float32), np.zeros(4, np.float32), 0.01),
+                       "small activations, eps = 0.01",
+                       note="Here eps matters: it must sit inside the square root.")],
+        misconceptions=(
+            _mis("std_plus_eps", "Divide by sqrt(var + eps), as PyTorch's LayerNorm does — you divided by "
+                 "std + eps (document 001's formula). The two differ when the variance is small compared "
+                 "with eps.", wrong.ln_std_plus_eps),
+            _mis("unbiased_variance", "LayerNorm uses the biased variance (divide by d, not d − 1): "
+                 "use x.var(-1, unbiased=False) or mean((x − mean)²).", wrong.ln_unbiased_var),
+            _mis("normalised_over_tokens", "Normalise each token over its own features (the last axis) "
+                 "only — not over the tokens or the batch too.", wrong.ln_over_all_features_and_tokens),
+            _mis("no_affine", "Apply the learned gain and bias after normalising: γ·x̂ + β.", wrong.ln_no_affine),
+        ),
+    ),
+    Question(
+        grade_id="feed_forward", answer="feed_forward", title="Position-wise feed-forward network", points=1,
+        reference=ref.feed_forward, probes=ffn_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+        visible=[Probe((_randn(RNG, 1, 2, 3), *_linear(RNG, 5, 3), *_linear(RNG, 3, 5)), "d = 3, d_ff = 5")],
+        misconceptions=(
+            _mis("no_activation", "Apply ReLU between the two linear maps: without it the block is one "
+                 "linear map.", wrong.ffn_no_activation),
+            _mis("gelu", "This problem set's FFN uses ReLU (the 2017 paper's), not GELU.", wrong.ffn_gelu),
+            _mis("relu_on_output", "The ReLU goes after the first linear map only; the output of the "
+                 "second is not rectified.", wrong.ffn_relu_on_output),
+        ),
+    ),
+    Question(
+        grade_id="multi_head_attention", answer="multi_head_attention", title="Multi-head attention", points=4,
+        reference=ref.multi_head_attention, probes=mha_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+        visible=[Probe((x := _randn(RNG, 1, 3, 4), x, *_mha_weights(RNG, 4), 2, None), "d = 4, 2 heads"),
+                 Probe((x, x, *_mha_weights(RNG, 4), 2, np.tril(np.ones((3, 3), dtype=bool))),
+                       "causal", note="The same input with a causal mask.")],
+        misconceptions=(
+            _mis("no_head_split", "Split d_model into n_heads heads of width d/h, attend in each head "
+                 "separately (scale 1/√(d/h)), then concatenate: you attended once over the full width.",
+                 wrong.mha_no_head_split),
+            _mis("no_output_projection", "After concatenating the heads apply the output projection "
+                 "W_O (w_o, b_o).", wrong.mha_no_output_projection),
+            _mis("merge_order", "Merging heads: (B, h, T, d_head) must become (B, T, h, d_head) — transpose "
+                 "back — before reshaping to (B, T, d). Reshaping directly mixes tokens and heads.",
+                 wrong.mha_merge_without_transpose),
+            _mis("scale_by_d_model", "Scale each head's scores by 1/√d_head (d_model / n_heads), not "
+                 "1/√d_model.", wrong.mha_scale_by_d_model),
+            _mis("nan_fully_masked", "A query whose keys are all masked (a fully padded sequence) must get "
+                 "a zero attention output, not NaN: replace the NaN weights of such rows with 0.",
+                 wrong.mha_nan_for_fully_masked_rows),
+        ),
+    ),
+    Question(
+        grade_id="causal_mask", answer="causal_mask", title="Causal mask", points=1,
+        reference=ref.causal_mask, probes=causal_probes, compare=MASK,
+        visible=[Probe((3,), "t = 3")],
+        misconceptions=(
+            _mis("inverted", "True means 'may attend': query i may see keys 0..i (lower triangle, "
+                 "diagonal included). Yours is inverted — True marks the blocked positions, the "
+                 "convention of nn.Transformer's bool masks.", wrong.causal_inverted),
+            _mis("additive_float", "Return a bool mask (True = may attend), not an additive float mask "
+                 "of 0 and −inf like nn.Transformer.generate_square_subsequent_mask.",
+                 wrong.causal_additive_float),
+            _mis("no_diagonal", "A token may attend to itself: keep the diagonal (tril, not tril(-1)).",
+                 wrong.causal_without_diagonal),
+        ),
+    ),
+    Question(
+        grade_id="padding_mask", answer="padding_mask", title="Key padding mask", points=1,
+        reference=ref.padding_mask, probes=padding_probes, compare=MASK,
+        visible=[Probe((np.array([[False, False, True], [True, True, True]]),), "one sequence fully padded")],
+        misconceptions=(
+            _mis("not_inverted", "key_is_pad is True at padding; the mask is True where attention is "
+                 "allowed — invert it.", wrong.padding_not_inverted),
+            _mis("no_broadcast_dims", "Return shape (B, 1, 1, T_k) so the mask broadcasts over heads and "
+                 "queries.", wrong.padding_no_broadcast_dims),
+            _mis("masks_queries", "Padding hides *keys* (the last axis): shape (B, 1, 1, T_k), not "
+                 "(B, 1, T, 1).", wrong.padding_masks_queries),
+        ),
+    ),
+    Question(
+        grade_id="encoder_layer", answer="encoder_layer", title="A Pre-LN encoder layer", points=3,
+        reference=ref.encoder_layer, probes=encoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
+        visible=[Probe(encoder_args(RNG, 1, 3, 2, 2, 8, None), "d = 4, 2 heads, d_ff = 8")],
+        misconceptions=(
+            _mis("post_ln", "This layer is Pre-LN: x + Attention(LN₁(x)), then x + FFN(LN₂(x)). You "
+                 "normalised after the residual sum (Post-LN, the 2017 paper's order).", wrong.encoder_post_ln),
+            _mis("no_residual", "Each sub-layer's output is added to its input (the residual connection): "
+                 "x = x + sublayer(LN(x)).", wrong.encoder_no_residual),
+            _mis("residual_from_normalised", "The residual must carry the un-normalised x: "
+                 "x + sublayer(LN(x)), not LN(x) + sublayer(LN(x)).", wrong.encoder_residual_from_normalised),
+            _mis("norm_on_branch_output", "Pre-LN normalises the sub-layer's *input*: x + sublayer(LN(x)), "
+                 "not x + LN(sublayer(x)).", wrong.encoder_norm_on_branch_output),
+        ),
+    ),
+    Question(
+        grade_id="greedy_decode", answer="greedy_decode", title="Greedy decoding", points=2,
+        reference=ref.greedy_decode, probes=greedy_probes, compare=Exact(),
+        visible=[Probe((ref.tiny_lm(7), [3, 1], 6, 12), "tiny model, prompt [3, 1]",
+                       note="A tiny fixed model: one causal attention layer, weights from seed 7.")],
+        misconceptions=(
+            _mis("ignores_eos", "Stop as soon as eos_id has been generated (keep the eos token in the "
+                 "output).", wrong.greedy_ignores_eos),
+            _mis("drops_eos", "Keep the eos token at the end of the output when it is generated.",
+                 wrong.greedy_drops_eos),
+            _mis("last_token_only", "Feed the whole sequence so far (prompt + generated tokens) to the "
+                 "model at every step, not only the last token.", wrong.greedy_last_token_only),
+            _mis("first_position", "The next token comes from the logits of the *last* position "
+                 "(logits[-1]); position t predicts token t + 1.", wrong.greedy_first_position),
+            _mis("without_prompt", "Return the prompt followed by the generated tokens.",
+                 wrong.greedy_without_prompt),
+        ),
+    ),
+]
+
+ASSIGNMENT = Assignment(name="ps6_build", notebook="ps6_build.ipynb", questions=QUESTIONS)
