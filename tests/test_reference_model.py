@@ -174,3 +174,39 @@ def test_bench_model_prints_the_ratio_last(capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-1] == f"reference_over_torch: {result['ratio']:.3f}"
     assert result["max_abs_diff"] < ATOL
+
+
+@pytest.mark.parametrize("pos", ["sinusoidal", "learned", "rope", "alibi", "t5"])
+def test_model_to_device_moves_every_parameter_and_buffer(pos):
+    """The caller picks the device (CUDA when present, else CPU); nothing stays behind."""
+    from solutions.decoding import greedy
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = spread(DecoderOnlyTransformer(cfg_for(pos=pos))).to(device)
+    tensors = list(model.parameters()) + list(model.buffers())
+    assert tensors and all(t.device.type == device.type for t in tensors)
+    prefix = torch.randint(1, 17, (2, 3), device=device)
+    out = greedy(model, prefix, 4)
+    assert out.device.type == device.type and out.shape == (2, 7)
+    torch.testing.assert_close(out.cpu(), greedy(model.cpu(), prefix.cpu(), 4))
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_ps6_reference_encoder_layer_is_torch_pre_ln(masked):
+    """PS6's functional reference (the weights arrive as arrays) equals nn.TransformerEncoderLayer."""
+    from autograder.spec import load_assignment
+
+    question = load_assignment("ps6_build").question("encoder_layer")
+    torch.manual_seed(6)
+    theirs = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True).eval()
+    x = torch.randn(2, 5, 8)
+    is_pad = torch.tensor([[False] * 3 + [True] * 2, [False] * 5])
+    w_q, w_k, w_v = theirs.self_attn.in_proj_weight.detach().chunk(3)
+    b_q, b_k, b_v = theirs.self_attn.in_proj_bias.detach().chunk(3)
+    p = {n: t.detach() for n, t in theirs.named_parameters()}
+    got = question.reference(x, padding_mask(is_pad) if masked else None, 2, p["norm1.weight"], p["norm1.bias"],
+                             w_q, b_q, w_k, b_k, w_v, b_v, p["self_attn.out_proj.weight"],
+                             p["self_attn.out_proj.bias"], p["norm2.weight"], p["norm2.bias"],
+                             p["linear1.weight"], p["linear1.bias"], p["linear2.weight"], p["linear2.bias"])
+    expected = theirs(x, src_key_padding_mask=is_pad if masked else None)
+    torch.testing.assert_close(got, expected, atol=ATOL, rtol=0)
