@@ -45,6 +45,8 @@ def _number(x, digits: int = 7) -> str:
         return "True" if x else "False"
     if isinstance(x, (int, np.integer)):
         return str(int(x))
+    if not np.isfinite(x):  # masked scores: a literal the student's cell can run
+        return f"float('{float(x)}')"
     return format(float(x), f".{digits}g")
 
 
@@ -62,6 +64,8 @@ def array_literal(value, args_as: str) -> str:
     arr = np.asarray(value)
     if arr.dtype == bool:
         dtype = "torch.bool" if args_as == "torch" else "bool"
+    elif arr.dtype.kind in "iu":  # positions, indices, token ids stay integers
+        dtype = "torch.int64" if args_as == "torch" else "np.int64"
     else:
         dtype = "torch.float32" if args_as == "torch" else "np.float32"
     ctor = "torch.tensor" if args_as == "torch" else "np.array"
@@ -93,6 +97,9 @@ def visible_check_source(question: Question) -> str:
             lines.append(f"    {_nested(np.asarray(expected, dtype=np.float64))},")
             lines.append(f"    rtol={question.compare.rtol:g}, atol={question.compare.atol:g},"
                          f" err_msg={probe.label!r})")
+        elif hasattr(expected, "shape"):  # an array compared exactly (indices, token ids)
+            lines.append(f"assert np.array_equal(np.asarray(_got), {_nested(np.asarray(expected))}), "
+                         f"{probe.label!r}")
         else:
             lines.append(f"assert _got == {expected!r}, {probe.label!r}")
     lines.append(f"print('visible checks passed for {question.answer}')")
@@ -121,6 +128,9 @@ def copy_source(ctx: ReleaseContext) -> None:
     target = ctx.workdir / "source" / ctx.assignment.name
     target.mkdir(parents=True)
     for name in (ctx.assignment.notebook, *ctx.assignment.extra_files):
+        if not (ctx.assignment.source_dir / name).is_file():
+            raise SystemExit(f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
+                             "(the source notebook and the extra files questions.py names)")
         shutil.copy2(ctx.assignment.source_dir / name, target / name)
     ctx.notebook = target / ctx.assignment.notebook
 

@@ -70,3 +70,19 @@ def test_non_polynomial_equivalence_and_time_limit():
     started = time.monotonic()
     equivalent(parse_formula("log(T**2)", ["T"]), 2 * sympy.log(T), timeout_s=1.0)
     assert time.monotonic() - started < 3.0
+
+
+@pytest.mark.parametrize("text,words", [
+    ("d**d**d", "within 1 s"),            # 500**(500**500): an integer with 10^1349 digits
+    ("2**2**2**d", "within 1 s"),
+    ("exp(exp(exp(d)))", "OverflowError"),  # overflows when compared at a sample point
+])
+def test_formulas_that_cannot_be_evaluated_cost_the_answer_not_the_run(text, words):
+    """Well-formed formulas whose evaluation is unbounded: the check is time- and memory-limited
+    in a child process, so the student gets a message and the grader goes on."""
+    started = time.monotonic()
+    check = Formula(("d",), timeout_s=1.0)(text, MHA)
+    assert not check.ok and words in check.message, check
+    assert "plain expression" in check.message
+    assert time.monotonic() - started < 3.0
+    assert Formula(("d",), timeout_s=1.0)("4*d*(d+1)", MHA).ok  # and the next answer is graded

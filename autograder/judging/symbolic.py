@@ -10,13 +10,16 @@ with a message a student can act on.
 ``equivalent`` decides equality exactly at random positive integer points (rational
 arithmetic), which is decisive for polynomials of bounded degree and rejects near-misses at
 once; only when all points agree and the expressions are not polynomials does it ask SymPy's
-``simplify``, in a forked process killed after ``timeout_s``.
+``simplify``. The whole decision runs in a forked process killed after ``timeout_s``, since
+evaluating even a well-formed formula can be unbounded (towers of powers).
 """
 from __future__ import annotations
 
 import ast
 import multiprocessing
 import random
+import resource
+import time
 from typing import Iterable
 
 import sympy
@@ -24,6 +27,7 @@ import sympy
 MAX_LENGTH = 500
 MAX_DEPTH = 40
 MAX_EXPONENT = 64
+CHILD_MEMORY = 1 << 30  # address space a formula check may add
 FUNCTIONS = {"sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log, "sin": sympy.sin, "cos": sympy.cos}
 
 
@@ -47,7 +51,7 @@ def parse_formula(text: str, allowed_symbols: Iterable[str],
         raise FormulaError("the formula is empty")
     try:
         tree = ast.parse(source, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         hint = " (write multiplication explicitly: 4*d, not 4d)" if _looks_implicit(source) else ""
         raise FormulaError(f"{text!r} is not a formula I can read{hint}") from None
     symbols = {name: sympy.Symbol(name, positive=True) for name in allowed_symbols}
@@ -161,32 +165,78 @@ def _points_agree(a: sympy.Expr, b: sympy.Expr, names: list[str], trials: int, s
     return True
 
 
-def _simplify_is_zero(expr, queue) -> None:  # runs in a child process
-    queue.put(bool(sympy.simplify(expr) == 0))
+def _cap_memory(extra: int) -> None:
+    """Limit this (child) process's address space to what it has now plus ``extra`` bytes."""
+    try:
+        with open("/proc/self/statm") as f:
+            now = int(f.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (now + extra, now + extra))
+    except (OSError, ValueError):
+        pass
+
+
+def _decide(student, reference, names, trials, seed, timeout_s, report) -> None:
+    """The whole decision, run in a child process: ``report`` receives ("points", ok) once the
+    sample points are compared, then ("final", ok) — or ("error", message)."""
+    try:
+        _cap_memory(CHILD_MEMORY)
+        if not _points_agree(student, reference, names, trials, seed):
+            report(("final", False))
+            return
+        report(("points", True))
+        # Symbols that differ only in their assumptions are the same variable.
+        unify = {s: sympy.Symbol(str(s), positive=True) for s in student.free_symbols | reference.free_symbols}
+        difference = sympy.expand(student.xreplace(unify) - reference.xreplace(unify))
+        if difference == 0:
+            report(("final", True))
+        elif difference.is_polynomial(*unify.values()):
+            report(("final", False))  # a nonzero polynomial after expansion
+        else:
+            # Polynomial answers are settled above; other forms (sqrt, log, ratios) agreed exactly
+            # at every sample point — simplify confirms within the parent's time limit.
+            report(("final", bool(sympy.simplify(difference) == 0)))
+    except Exception as exc:  # noqa: BLE001 - OverflowError, MemoryError, RecursionError, …
+        report(("error", type(exc).__name__))
 
 
 def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str] = (), *,
                timeout_s: float = 2.0, trials: int = 8, seed: int = 0) -> bool:
-    """True when the two expressions are equal as functions of the given symbols."""
+    """True when the two expressions are equal as functions of the given symbols.
+
+    Evaluating a parsed formula can still be unbounded (``d**d**d`` at d = 500 builds an integer
+    with 10^1349 digits; ``exp(exp(exp(d)))`` overflows), so the decision runs in a forked child
+    killed after ``timeout_s``: a formula that cannot be checked in time raises FormulaError and
+    costs that answer, never the grading run. When the sample points agreed and only SymPy's
+    ``simplify`` ran out of time, the answer is accepted (it agreed exactly at every point)."""
     names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
-    if not _points_agree(student, reference, names, trials, seed):
-        return False
-    # Symbols that differ only in their assumptions are the same variable.
-    unify = {s: sympy.Symbol(str(s), positive=True) for s in student.free_symbols | reference.free_symbols}
-    difference = sympy.expand(student.xreplace(unify) - reference.xreplace(unify))
-    if difference == 0:
-        return True
-    if difference.is_polynomial(*unify.values()):
-        return False  # a nonzero polynomial after expansion
-    # Polynomial answers are settled above; other forms (sqrt, log, ratios) agreed exactly at
-    # every sample point — ask simplify to confirm, with a hard time limit.
     ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_simplify_is_zero, args=(difference, queue), daemon=True)
+    reader, writer = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_decide, args=(student, reference, names, trials, seed, timeout_s, writer.send),
+                       daemon=True)
     proc.start()
-    proc.join(timeout_s)
-    if proc.is_alive():
-        proc.kill()
+    writer.close()
+    deadline = time.monotonic() + timeout_s
+    points_agreed, verdict = False, None
+    try:
+        while verdict is None and reader.poll(max(deadline - time.monotonic(), 0.0)):
+            kind, value = reader.recv()
+            if kind == "points":
+                points_agreed = True
+            elif kind == "final":
+                verdict = bool(value)
+            else:
+                raise FormulaError(f"the formula cannot be evaluated ({value}: it grows too fast) — "
+                                   "write it as a plain expression in the symbols")
+    except EOFError:
+        pass  # the child died (killed for memory): handled below
+    finally:
+        if proc.is_alive():
+            proc.kill()
         proc.join()
+        reader.close()
+    if verdict is not None:
+        return verdict
+    if points_agreed:
         return True  # agreed exactly at every sample point; simplify ran out of time
-    return bool(queue.get()) if not queue.empty() else True
+    raise FormulaError(f"the formula could not be evaluated within {timeout_s:g} s (a tower of powers or "
+                       "an enormous expansion?) — write it as a plain expression in the symbols")
