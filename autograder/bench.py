@@ -15,15 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.demo import MISSING_SCALE
-from autograder.grade import grade_cohort
-from autograder.release import ReleaseContext, copy_source, fill_visible_checks
-from autograder.samples import make_notebook, write_submission
-from autograder.spec import load_assignment
 
 
 def make_batch(root: Path, n: int) -> dict[str, bool]:
+    from autograder.demo import MISSING_SCALE
+    from autograder.samples import make_notebook, write_submission
     """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
+    from autograder.spec import load_assignment
+
     assignment = load_assignment("ps1_attention")
     honest = {}
     for i in range(n):
@@ -36,7 +35,8 @@ def make_batch(root: Path, n: int) -> dict[str, bool]:
 
 def nbgrader_course(course: Path, submissions: Path) -> None:
     """A real nbgrader course: source (with visible checks), generated release, submitted/."""
-    from autograder.release import nbgrader_generate
+    from autograder.release import ReleaseContext, copy_source, fill_visible_checks, nbgrader_generate
+    from autograder.spec import load_assignment
 
     assignment = load_assignment("ps1_attention")
     ctx = ReleaseContext(assignment, course)
@@ -72,6 +72,9 @@ def run_nbgrader(course: Path) -> float:
 
 
 def bench_grading(n: int = 40, workers: int = 2) -> int:
+    from autograder.grade import grade_cohort
+    from autograder.spec import load_assignment
+
     assignment = load_assignment("ps1_attention")
     with tempfile.TemporaryDirectory(prefix="autograder-bench-") as tmp:
         tmp = Path(tmp)

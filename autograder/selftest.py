@@ -12,27 +12,34 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from autograder.grade import grade_cohort
-from autograder.judge import judge
-from autograder.runner import Outcome
-from autograder.samples import make_notebook, write_submission
-from autograder.spec import Assignment, Probe, Question, as_args, to_plain
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the grading modules are imported when a self-test runs, not for `--help`
+    from autograder.runner import Outcome
+    from autograder.spec import Assignment, Probe, Question
 
 SELFTEST_STUDENTS = ("selftest-a", "selftest-b", "selftest-c")
 
 
 def as_handed_in(value):
     """What a student's answer looks like after the wire: formulas arrive as strings."""
+    from autograder.spec import to_plain
+
     value = to_plain(value)
     return str(value) if hasattr(value, "free_symbols") else value
 
 
 def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
+    from autograder.runner import Outcome
+    from autograder.spec import as_args
+
     return Outcome("returned", [{"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))}
                                 for p in probes])
 
 
 def check_misconceptions(assignment: Assignment) -> list[str]:
+    from autograder.judge import judge
+
     problems = []
     for q in assignment.questions:
         if not q.misconceptions:
@@ -50,6 +57,9 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
 
 
 def check_solution_and_release(assignment: Assignment, sandbox=None) -> list[str]:
+    from autograder.grade import grade_cohort
+    from autograder.samples import make_notebook, write_submission
+
     problems = []
     with tempfile.TemporaryDirectory(prefix="autograder-selftest-") as tmp:
         subs = Path(tmp) / "submitted"

@@ -11,8 +11,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
 
 @dataclass
 class CellReport:
@@ -32,6 +30,8 @@ def _error_of(cell) -> str | None:
 
 def run_notebook(path: Path, timeout: int = 120) -> list[CellReport]:
     from nbclient import NotebookClient
+
+    import nbformat
 
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
