@@ -6,12 +6,15 @@ tests/test_reference_positional.py); the identities used here are proved in
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from solutions.attention import attention_weights, causal_mask
 from solutions.positional import alibi_bias, apply_rope, rope_frequencies, t5_relative_bucket
 
-__all__ = ["sinusoidal_frequencies", "sinusoidal_shift_matrix", "t5_bias_matrix", "rope_score_from_offset",
+__all__ = ["sinusoidal_frequencies", "sinusoidal_shift_matrix", "sinusoidal_wavelengths", "sinusoidal_similarity",
+           "position_interpolation", "t5_bias_matrix", "rope_score_from_offset",
            "rope_attention", "alibi_causal_bias", "alibi_attention", "alibi_last_row_weights"]
 
 
@@ -30,6 +33,43 @@ def sinusoidal_shift_matrix(k: int, d: int, base: float = 10000.0):
     ev = torch.arange(0, d, 2)
     out[ev, ev], out[ev, ev + 1], out[ev + 1, ev], out[ev + 1, ev + 1] = c, s, -s, c
     return out
+
+
+def sinusoidal_wavelengths(d: int, base: float = 10000.0):
+    """λ_i = 2π·base^(2i/d), i = 0 … d/2 − 1: the period (in positions) of pair i. Document 001
+    prints base^(2i/d) itself as the "period" (i = 255 → 9646.62 for d = 512); that is the
+    divisor of p, and the period of sin(p / base^(2i/d)) is 2π times it."""
+    return 2 * math.pi / sinusoidal_frequencies(d, base)
+
+
+def sinusoidal_similarity(p: int, distances, d: int, base: float = 10000.0):
+    """PE(p)·PE(p + Δ) for each Δ in ``distances`` (float64), by the direct dot product of
+    ``sinusoidal_encoding`` rows. It equals Σ_i cos(Δ·ω_i), whatever p
+    (tests/test_encodings_ps2.py proves the identity with SymPy)."""
+    dist = torch.as_tensor(distances).to(torch.float64).reshape(-1)
+    w = sinusoidal_frequencies(d, base)
+
+    def pe(pos):  # (len, d) interleaved sin/cos, at real-valued positions
+        ang = pos[:, None] * w
+        return torch.stack([ang.sin(), ang.cos()], dim=-1).flatten(-2)
+
+    return (pe(torch.full_like(dist, float(p))) * pe(float(p) + dist)).sum(-1)
+
+
+# ------------------------------------------------------------------ learned PE (PS2)
+def position_interpolation(table, n_new: int):
+    """(n_new, d) rows for positions 0 … n_new − 1 of a learned table (L, d) trained on L
+    positions (Chen et al. 2023, document 001): position p is mapped to x = p·L/n_new and the
+    rows ⌊x⌋ and ⌊x⌋ + 1 are mixed linearly, P[⌊x⌋] + (x − ⌊x⌋)(P[⌊x⌋+1] − P[⌊x⌋]). For the last
+    positions x lies past row L − 1, where document 001's formula would read the row P[L] that
+    does not exist; there the last row is held (as numpy.interp does at the ends)."""
+    table = torch.as_tensor(table).to(torch.float64)
+    n_train = table.shape[0]
+    x = torch.arange(n_new, dtype=torch.float64) * n_train / n_new
+    lo = x.floor().long().clamp(max=n_train - 1)
+    hi = (lo + 1).clamp(max=n_train - 1)
+    frac = (x - lo).clamp(max=1.0)[:, None]
+    return table[lo] + frac * (table[hi] - table[lo])
 
 
 # ------------------------------------------------------------------ T5 (PS2)
