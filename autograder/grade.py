@@ -67,10 +67,11 @@ def spec_fingerprint(assignment: Assignment) -> str:
 def fingerprint(sub: Submission, spec_hash: str) -> str:
     h = hashlib.sha256(spec_hash.encode())
     if sub.notebook is not None:
-        try:
-            h.update(sub.notebook.read_bytes())
-        except OSError:
-            h.update(b"unreadable")
+        for path in (sub.notebook, sub.notebook.parent / "timestamp.txt"):  # a re-collected
+            try:                                                            # submission re-grades
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"absent")
     else:
         h.update(sub.problem.encode())
     return h.hexdigest()[:24]
@@ -97,6 +98,9 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
         questions = _unanswered(assignment, "missing", sub.problem)
         record["error"] = sub.problem
     else:
+        stamp = sub.notebook.parent / "timestamp.txt"  # written by `nbgrader collect`
+        if stamp.is_file():
+            record["submitted_at"] = stamp.read_text(encoding="utf-8", errors="replace").strip()[:64]
         try:
             nb = read_notebook(sub.notebook)
         except NotebookError as exc:

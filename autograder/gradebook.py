@@ -36,6 +36,18 @@ def ensure_assignment(assignment: Assignment, db_url: str) -> None:
         nbgrader_generate(ctx)
 
 
+def _timestamp(text: str | None):
+    """nbgrader's timestamp.txt format (``2024-01-31 12:00:00.123456 UTC``) as a naive UTC datetime."""
+    from nbgrader.utils import parse_utc
+
+    if not text:
+        return None
+    try:
+        return parse_utc(text)
+    except (ValueError, OverflowError, TypeError):
+        return None
+
+
 def record_results(assignment: Assignment, results: dict, db: str) -> int:
     """Write every student's auto-scores; returns the number of grades written."""
     from nbgrader.api import Gradebook, MissingEntry
@@ -47,10 +59,13 @@ def record_results(assignment: Assignment, results: dict, db: str) -> int:
     with Gradebook(db_url) as gb:
         for student, rec in results["students"].items():
             gb.update_or_create_student(student)
+            submitted_at = _timestamp(rec.get("submitted_at"))
             try:
-                gb.find_submission(assignment.name, student)
+                submission = gb.find_submission(assignment.name, student)
             except MissingEntry:
-                gb.add_submission(assignment.name, student)
+                submission = gb.add_submission(assignment.name, student)
+            if submitted_at is not None:  # formgrader shows it; late penalties use it
+                submission.timestamp = submitted_at
             for grade_id, q in rec["questions"].items():
                 try:
                     grade = gb.find_grade(grade_id, notebook_id, assignment.name, student)

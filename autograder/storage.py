@@ -87,6 +87,7 @@ class ResultStore:
                 "sandbox": rec.get("sandbox"), "seconds": rec.get("seconds"),
                 **({"error": rec["error"]} if rec.get("error") else {}),
                 **({"flags": rec["flags"]} if rec.get("flags") else {}),
+                **({"submitted_at": rec["submitted_at"]} if rec.get("submitted_at") else {}),
             }
         write_json_atomic(self.out_dir / "results.json", out)
         return out

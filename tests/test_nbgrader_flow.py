@@ -115,6 +115,11 @@ def test_release_submit_collect_grade_feedback(course, ps1, tmp_path):
         (submission,) = gb.assignment_submissions(ps)
         assert submission.student.id == STUDENT and submission.score == ps1.max_score
         assert submission.max_score > ps1.max_score and submission.needs_manual_grade
+        # the submission time nbgrader collect recorded, for formgrader and late penalties
+        from nbgrader.utils import parse_utc
+
+        assert rec["submitted_at"] == (submitted / "timestamp.txt").read_text().strip()
+        assert submission.timestamp == parse_utc(rec["submitted_at"])
 
     # our feedback page, released through nbgrader's exchange and fetched by the student
     feedback = course / "feedback" / STUDENT / ps
