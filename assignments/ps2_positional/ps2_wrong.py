@@ -130,11 +130,13 @@ def bucket_variant(**kw):
 
 
 def bias(table, t_q, t_k, bidirectional=True, *, flip=False, heads_last=False, end_aligned=False,
-         always_bidirectional=False):
+         always_bidirectional=False, **bucket_kw):
+    """The bias table[bucket(j − i), h] with switches; ``bucket_kw`` passes a mistake on to the
+    buckets (a right t5_bias built on a wrong t5_bucket)."""
     table = torch.as_tensor(table)
     q_pos = torch.arange(t_q) + (t_k - t_q if end_aligned else 0)
     rel = torch.arange(t_k)[None, :] - q_pos[:, None]
-    b = bucket(-rel if flip else rel, True if always_bidirectional else bidirectional, table.shape[0])
+    b = bucket(-rel if flip else rel, True if always_bidirectional else bidirectional, table.shape[0], **bucket_kw)
     out = table[b]
     return out if heads_last else out.permute(2, 0, 1)
 
@@ -164,3 +166,12 @@ def similarity_variant(**kw):
         return similarity(p, distances, d, base, **kw)
     return wrong
 
+
+
+def similarity_from_table(**pe_kw):
+    """A right pe_similarity built on a wrong sinusoidal_pe (``pe``'s switches)."""
+    def wrong(p, distances, d, base=10000.0):
+        dist = torch.as_tensor(distances).long()
+        table = pe(p + int(dist.max()) + 1, d, base, **pe_kw)
+        return table[p + dist] @ table[p]
+    return wrong

@@ -90,6 +90,8 @@ BIAS = {
     "always_bidirectional": "`bidirectional` is ignored: with bidirectional=False (a decoder) use the causal "
                             "buckets (future keys in bucket 0, all buckets for the past).",
 }
+FROM_BUCKETS = "Your bias is assembled right, but the buckets come from a t5_bucket with a mistake (see 4a): "
+FROM_PE = "Your dot products are taken right, but the encodings come from a sinusoidal_pe with a mistake (see 1a): "
 SIM = {
     "normalised": "Return the raw dot product PE(p)·PE(p + Δ) (d/2 at Δ = 0), not the cosine similarity.",
     "offset": "Δ is a distance, not a position: compare PE(p) with PE(p + Δ), not with PE(Δ).",
@@ -188,7 +190,8 @@ def bias_probes(rng):
     t_q, t_k = int(rng.integers(3, 8)), int(rng.integers(8, 12))
     return [Probe((_randn(rng, 32, h), t_q, t_k, True), f"{h} heads, t_q = {t_q}, t_k = {t_k}, bidirectional"),
             Probe((_randn(rng, 32, h), t_q, t_k, False), f"{h} heads, t_q = {t_q}, t_k = {t_k}, causal"),
-            Probe((_randn(rng, 32, h), 2, 200, bool(rng.integers(0, 2))), f"{h} heads, t_q = 2, t_k = 200")]
+            Probe((_randn(rng, 32, h), 2, 200, True), f"{h} heads, t_q = 2, t_k = 200, bidirectional"),
+            Probe((_randn(rng, 32, h), 40, 40, False), f"{h} heads, t_q = t_k = 40, causal")]
 
 
 def similarity_probes(rng):
@@ -312,7 +315,11 @@ ASSIGNMENT = Assignment(
             visible=[Probe((np.arange(64, dtype=np.float32).reshape(32, 2), 3, 4, True), "2 heads, table[b, h] = 2b + h",
                            note="With table[b, h] = 2b + h the bias shows the buckets: head 0 holds 2·bucket.")],
             misconceptions=tuple(Misconception({"flip": "sign_convention"}.get(key, key), text,
-                                               wrong.bias_variant(**{key: True})) for key, text in BIAS.items()),
+                                               wrong.bias_variant(**{key: True})) for key, text in BIAS.items())
+            + tuple(Misconception(f"bucket_{name}", FROM_BUCKETS + T5[key], wrong.bias_variant(**{key: value}))
+                    for name, key, value in (("causal_future_not_zero", "causal_abs", True),
+                                             ("log_boundary_off_by_one", "exact_end", -1),
+                                             ("rounded_log_bucket", "rounding", True))),
         ),
         Question(
             grade_id="similarity", answer="pe_similarity", title="Similarity vs distance", points=2,
@@ -323,6 +330,8 @@ ASSIGNMENT = Assignment(
                 Misconception("i_not_2i", I_NOT_2I, wrong.similarity_variant(factor=1)),
                 Misconception("normalised", SIM["normalised"], wrong.similarity_variant(normalised=True)),
                 Misconception("offset_as_position", SIM["offset"], wrong.similarity_variant(offset_as_position=True)),
+                Misconception("pe_d_not_d_half", FROM_PE + DIM_INDEX, wrong.similarity_from_table(dim_index=True)),
+                Misconception("pe_cos_typo_000", FROM_PE + COS_TYPO, wrong.similarity_from_table(cos_typo=True)),
             ),
         ),
     ],
