@@ -27,6 +27,26 @@ PS3_CASES = {
 }
 
 
+# Document 000, Q4.5: the slope is "a predefined constant, e.g. 0.4", the same for every head.
+# The student's later answers call their own alibi_slopes, so the bias and the attention inherit it.
+SLOPES_000 = """def alibi_slopes(n_heads):
+    return torch.full((n_heads,), 0.4, dtype=torch.float64)
+"""
+BIAS_000 = """def alibi_causal_bias(n_heads, t):
+    i, j = torch.arange(t)[:, None], torch.arange(t)[None, :]
+    bias = 0.4 * (j - i).to(torch.float64).expand(n_heads, t, t)
+    return bias.masked_fill(j > i, float("-inf"))
+"""
+FREE_CONSTANT_WORDS = ("not a free constant like 0.4", "document 000", "geometric sequence", "2^(−8/n)")
+
+PS4_CASES = {
+    "alibi_slopes_000": ("slopes_impl", SLOPES_000, ("alibi_slopes", "alibi_causal_bias", "alibi_attention"),
+                         "free_constant", FREE_CONSTANT_WORDS),
+    "alibi_bias_000": ("bias_impl", BIAS_000, ("alibi_causal_bias", "alibi_attention"),
+                       "free_constant", FREE_CONSTANT_WORDS),
+}
+
+
 def _grade(name, cases, tmp_path):
     assignment = load_assignment(name)
     for student, (cell, source, *_rest) in cases.items():
@@ -35,13 +55,16 @@ def _grade(name, cases, tmp_path):
 
 
 def _assert_named(graded, cases, student):
-    _, _, question, misconception, words = cases[student]
-    res = graded[student]["questions"][question]
-    assert res["status"] == "failed" and res["score"] == 0, res
-    assert res["misconception"] == misconception, res
-    for w in words:
-        assert w in res["feedback"], (w, res["feedback"])
-    others = [gid for gid, q in graded[student]["questions"].items() if gid != question and q["status"] != "passed"]
+    _, _, questions, misconception, words = cases[student]
+    questions = (questions,) if isinstance(questions, str) else questions
+    for question in questions:
+        res = graded[student]["questions"][question]
+        assert res["status"] == "failed" and res["score"] == 0, (question, res)
+        assert res["misconception"] == misconception, (question, res)
+        for w in words:
+            assert w in res["feedback"], (question, w, res["feedback"])
+    others = [gid for gid, q in graded[student]["questions"].items()
+              if gid not in questions and q["status"] != "passed"]
     assert not others, f"only the seeded error should cost points, also failed: {others}"
 
 
@@ -55,7 +78,17 @@ def test_ps3_rope_exponent_sign_is_named(ps3_graded, student):
     _assert_named(ps3_graded, PS3_CASES, student)
 
 
+@pytest.fixture(scope="module")
+def ps4_graded(tmp_path_factory):
+    return _grade("ps4_alibi", PS4_CASES, tmp_path_factory.mktemp("seed4"))
+
+
+@pytest.mark.parametrize("student", list(PS4_CASES))
+def test_ps4_alibi_free_constant_slope_is_named(ps4_graded, student):
+    _assert_named(ps4_graded, PS4_CASES, student)
+
+
 def test_the_solution_cells_used_above_exist():
-    for name, cases in (("ps3_rope", PS3_CASES),):
+    for name, cases in (("ps3_rope", PS3_CASES), ("ps4_alibi", PS4_CASES)):
         sources = solution_sources(load_assignment(name))
         assert {cell for cell, *_ in cases.values()} <= set(sources)
