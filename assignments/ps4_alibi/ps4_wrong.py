@@ -31,14 +31,17 @@ def slopes_start_at_one(n_heads):
     return torch.tensor([2.0 ** (-8.0 * h / n_heads) for h in range(n_heads)], dtype=torch.float64)
 
 
-SLOPES = {"right": alibi_slopes, "free_constant": slopes_free_constant, "wrong_order": slopes_reversed}
+SLOPES = {"right": alibi_slopes, "free_constant": slopes_free_constant, "wrong_order": slopes_reversed,
+          "linear_spacing": slopes_linear, "naive_rule": slopes_naive_rule}
 
 
 # ---- alibi_causal_bias(n_heads, t)
-def bias(n_heads, t, *, slopes="right", sign=+1, masked=float("-inf")):
-    """m_h·sign·(j − i) for j ≤ i and ``masked`` above the diagonal (None: no mask)."""
+def bias(n_heads, t, *, slopes="right", sign=+1, masked=float("-inf"), key_only=False):
+    """m_h·sign·(j − i) for j ≤ i and ``masked`` above the diagonal (None: no mask);
+    ``key_only``: m_h·j instead."""
     m = SLOPES[slopes](n_heads).to(torch.float64)
-    dist = (torch.arange(t)[None, :] - torch.arange(t)[:, None]).to(torch.float64)
+    dist = (torch.arange(t)[None, :] - (0 if key_only else torch.arange(t)[:, None])).to(torch.float64)
+    dist = dist.expand(t, t)
     out = m[:, None, None] * sign * dist
     if masked is not None:
         out = out.masked_fill(~causal_mask(t), masked)
@@ -76,6 +79,12 @@ def profile_sign(slope, length):
 
 def profile_uniform(slope, length):
     return torch.full((length,), 1.0 / length, dtype=torch.float64)
+
+
+def profile_overflow(slope, length):
+    """exp(m·j) / Σ exp(m·j): NaN once m·(length − 1) > 709."""
+    w = torch.exp(slope * torch.arange(length, dtype=torch.float64))
+    return w / w.sum()
 
 
 def profile_unnormalised(slope, length):

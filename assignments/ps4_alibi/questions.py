@@ -26,6 +26,11 @@ FREE_CONSTANT = ("The slope is not a free constant like 0.4 that \"normalises th
                  "a geometric sequence — 2^(−8/n), 2^(−16/n), …, 2^(−8) for n heads (n = 8: 1/2, 1/4, …, 1/256).")
 WRONG_ORDER = ("The slopes are in the wrong order: head 1 has the largest slope 2^(−8/n) and each next "
                "head's slope is multiplied by 2^(−8/n), down to 2^(−8) for head n.")
+LINEAR = ("The slopes are spaced geometrically, not linearly: each is the previous one times 2^(−8/n) "
+          "(a constant ratio, not a constant difference).")
+NAIVE_RULE = ("When n is not a power of two the paper uses another rule: the c = 2^⌊log₂ n⌋ slopes of the "
+              "closest smaller power of two, then every other slope of the 2c-head sequence for the remaining "
+              "n − c heads (n = 12: 2^−1 … 2^−8, then 2^−0.5, 2^−1.5, 2^−2.5, 2^−3.5).")
 BIAS_SIGN = ("The bias must penalise distance: m·(j − i) is ≤ 0 for a key j in the past of query i "
              "(the further back, the lower the score). Yours has the opposite sign, m·(i − j), which "
              "favours the most distant keys.")
@@ -90,8 +95,9 @@ def attention_probes(rng):
 
 
 def profile_probes(rng):
-    return [Probe((float(2.0 ** -rng.integers(1, 9)), int(length)), f"length {length}")
-            for length in (int(rng.integers(5, 20)), int(rng.integers(100, 300)), 2048)]
+    return [*(Probe((float(2.0 ** -rng.integers(1, 9)), int(length)), f"length {length}")
+              for length in (int(rng.integers(5, 20)), int(rng.integers(100, 300)), 2048)),
+            Probe((0.5, 2048), "slope 1/2, length 2048")]
 
 
 ASSIGNMENT = Assignment(
@@ -107,14 +113,8 @@ ASSIGNMENT = Assignment(
             misconceptions=(
                 Misconception("free_constant", FREE_CONSTANT, wrong.slopes_free_constant),
                 Misconception("wrong_order", WRONG_ORDER, wrong.slopes_reversed),
-                Misconception("linear_spacing", "The slopes are spaced geometrically, not linearly: each is the "
-                              "previous one times 2^(−8/n) (a constant ratio, not a constant difference).",
-                              wrong.slopes_linear),
-                Misconception("naive_rule_for_every_n",
-                              "When n is not a power of two the paper uses another rule: the c = 2^⌊log₂ n⌋ slopes "
-                              "of the closest smaller power of two, then every other slope of the 2c-head sequence "
-                              "for the remaining n − c heads (n = 12: 2^−1 … 2^−8, then 2^−0.5, 2^−1.5, 2^−2.5, "
-                              "2^−3.5).", wrong.slopes_naive_rule),
+                Misconception("linear_spacing", LINEAR, wrong.slopes_linear),
+                Misconception("naive_rule_for_every_n", NAIVE_RULE, wrong.slopes_naive_rule),
                 Misconception("starts_at_one", "Head 1's slope is 2^(−8/n), not 2^0 = 1: the exponents are "
                               "−8h/n for h = 1 … n.", wrong.slopes_start_at_one),
             ),
@@ -127,6 +127,11 @@ ASSIGNMENT = Assignment(
                 Misconception("free_constant", FREE_CONSTANT, wrong.bias_variant(slopes="free_constant")),
                 Misconception("bias_sign", BIAS_SIGN, wrong.bias_variant(sign=-1)),
                 Misconception("wrong_order", WRONG_ORDER, wrong.bias_variant(slopes="wrong_order")),
+                Misconception("linear_spacing", LINEAR, wrong.bias_variant(slopes="linear_spacing")),
+                Misconception("naive_rule_for_every_n", NAIVE_RULE, wrong.bias_variant(slopes="naive_rule")),
+                Misconception("key_only_bias", "This matrix is the relative bias m·(j − i), 0 on the diagonal; "
+                              "yours is the key-only bias m·j. The two give the same softmax (part 5), but they "
+                              "are different matrices.", wrong.bias_variant(key_only=True)),
                 Misconception("no_causal_mask", "This is the causal bias: keys after the query (j > i) are masked "
                               "with −inf; yours gives them m·(j − i) > 0, a bonus for looking ahead.",
                               wrong.bias_variant(masked=None)),
@@ -146,6 +151,8 @@ ASSIGNMENT = Assignment(
                 Misconception("free_constant", FREE_CONSTANT, wrong.attention_variant(slopes="free_constant")),
                 Misconception("bias_sign", BIAS_SIGN, wrong.attention_variant(sign=-1)),
                 Misconception("wrong_order", WRONG_ORDER, wrong.attention_variant(slopes="wrong_order")),
+                Misconception("linear_spacing", LINEAR, wrong.attention_variant(slopes="linear_spacing")),
+                Misconception("naive_rule_for_every_n", NAIVE_RULE, wrong.attention_variant(slopes="naive_rule")),
                 Misconception("bias_missing", "Add the ALiBi bias m_h·(j − i) to the scaled scores of head h "
                               "before the softmax; yours is plain causal attention.",
                               wrong.attention_variant(use_bias=False)),
@@ -187,6 +194,10 @@ ASSIGNMENT = Assignment(
                               "softmax over j of m·(j − i) — not uniform.", wrong.profile_uniform),
                 Misconception("not_normalised", "Attention weights sum to 1: take the softmax of the biases, not "
                               "just exp(m·(j − i)).", wrong.profile_unnormalised),
+                Misconception("overflow", "exp(m·j) overflows for long sequences (m = 1/2, j = 2047: e^1023 > "
+                              "the largest float64), and inf/inf is NaN. Subtract the row's largest score before "
+                              "exp, i.e. use m·(j − i), which is ≤ 0 — or torch.softmax, which does it for you.",
+                              wrong.profile_overflow),
             ),
         ),
     ],
