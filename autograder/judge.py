@@ -29,15 +29,29 @@ def _label(probe: Probe, index: int) -> str:
     return probe.label or f"probe {index + 1}"
 
 
-def matching_misconception(question: Question, probes: list[Probe], values: list):
-    """The first known-wrong answer that reproduces every returned value, if any."""
+def _error_type(text: str) -> str:
+    return text.split(":", 1)[0].strip()
+
+
+def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool:
+    """Does the known-wrong answer do on this probe what the student's did — return a matching
+    value, or raise the same kind of exception?"""
+    try:
+        wrong = to_plain(mis.wrong(*as_args(probe.args, question.args_as), **probe.kwargs))
+    except Exception as exc:  # noqa: BLE001 - the wrong answer's own failure is the signal
+        return "error" in item and _error_type(item["error"]) == type(exc).__name__
+    return "value" in item and question.compare.matches(item["value"], wrong)
+
+
+def matching_misconception(question: Question, probes: list[Probe], items: list[dict]):
+    """The first known-wrong answer that reproduces every probe's outcome, if any. ``items``
+    are the returned outcomes ({"value": …} or {"error": "Type: message"}); plain values are
+    accepted too."""
+    items = [item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item}
+             for item in items]
     for mis in question.misconceptions:
-        try:
-            if all(question.compare.matches(v, to_plain(mis.wrong(*as_args(p.args, question.args_as), **p.kwargs)))
-                   for p, v in zip(probes, values)):
-                return mis
-        except Exception:  # a wrong implementation may not apply to every probe
-            continue
+        if all(_reproduces(question, mis, p, item) for p, item in zip(probes, items)):
+            return mis
     return None
 
 
@@ -59,9 +73,13 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
             if item["error"].startswith("NotImplementedError"):
                 return result("error", f"`{question.answer}` is not implemented yet: replace the "
                                        "release's `raise NotImplementedError()` with your code")
-            return result("error", f"`{question.answer}` on {where} raised {item['error']}")
+            raised = f"`{question.answer}` on {where} raised {item['error']}"
+            mis = matching_misconception(question, probes, outcome.results[:len(probes)])
+            if mis is not None:  # a known mistake that crashes (an index past the table, …)
+                return result("error", f"{mis.feedback} ({raised})", mis.name)
+            return result("error", raised)
         check = question.compare(item["value"], question.expected(probe))
-        values.append(item["value"])
+        values.append(item)
         if not check.ok:
             failures.append(f"{where}: {check.message}")
     if not failures:

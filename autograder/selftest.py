@@ -30,11 +30,18 @@ def as_handed_in(value):
 
 
 def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
+    """What the sandbox would report for a student who wrote ``wrong``: values, or the error
+    it raised on a probe (as the harness describes it: "Type: message")."""
     from autograder.runner import Outcome
     from autograder.spec import as_args
 
-    return Outcome("returned", [{"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))}
-                                for p in probes])
+    results = []
+    for p in probes:
+        try:
+            results.append({"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))})
+        except Exception as exc:  # noqa: BLE001
+            results.append({"error": f"{type(exc).__name__}: {exc}"})
+    return Outcome("returned", results)
 
 
 def check_misconceptions(assignment: Assignment) -> list[str]:
