@@ -318,6 +318,7 @@ ASSIGNMENT = Assignment(
                                                wrong.bias_variant(**{key: True})) for key, text in BIAS.items())
             + tuple(Misconception(f"bucket_{name}", FROM_BUCKETS + T5[key], wrong.bias_variant(**{key: value}))
                     for name, key, value in (("causal_future_not_zero", "causal_abs", True),
+                                             ("last_bucket_off_by_one", "top", 0),
                                              ("log_boundary_off_by_one", "exact_end", -1),
                                              ("rounded_log_bucket", "rounding", True))),
         ),
