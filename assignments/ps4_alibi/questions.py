@@ -5,8 +5,9 @@ causal attention adds m_h·(j − i) ≤ 0 for j ≤ i and −inf above the diag
 scaled by 1/√d before the bias is added. Document 000 (Q4.5) describes the slope as "a
 predefined constant, e.g. 0.4" that "normalises the scores into 0–1": the ``free_constant``
 misconceptions below name that. References: ``solutions.positional.alibi_slopes`` and
-``solutions.encodings``; the shift invariance behind part 4 is proved exactly in
-``solutions.derivations.positional_proofs`` (tests/test_positional_proofs.py).
+``solutions.encodings``; the shift invariance behind parts 4–5 is proved exactly in
+``solutions.derivations.positional_proofs`` (tests/test_positional_proofs.py). Part 7
+(extrapolation paragraph, 3 points) is graded by hand; its rubric is in the source notebook.
 """
 from dataclasses import dataclass
 
