@@ -74,8 +74,8 @@ def shift_variant(**kw):
 # ---------------------------------------------------------------- learned table
 def interpolate(table, n_new, *, mode="linear", alpha=None):
     """Rows for positions 0 … n_new − 1 of an (L, d) table: ``mode`` "floor" | "round" (no
-    mixing), "clamp" (P[min(p, L−1)]), "wrap" (P[p mod L]); ``alpha`` "corners" maps
-    0 → 0 and n_new − 1 → L − 1."""
+    mixing), "clamp" (P[min(p, L−1)]), "wrap" (P[p mod L]), "unheld" (001's formula verbatim, no
+    last row held); ``alpha`` "corners" maps 0 → 0 and n_new − 1 → L − 1."""
     table = torch.as_tensor(table).to(torch.float64)
     L = table.shape[0]
     p = torch.arange(n_new, dtype=torch.float64)
@@ -89,7 +89,7 @@ def interpolate(table, n_new, *, mode="linear", alpha=None):
     if mode == "round":
         return table[torch.round(x).long().clamp(max=L - 1)]
     lo = x.floor().long().clamp(max=L - 1)
-    hi = (lo + 1).clamp(max=L - 1)
+    hi = lo + 1 if mode == "unheld" else (lo + 1).clamp(max=L - 1)  # "unheld": IndexError at the end
     return table[lo] + (x - lo).clamp(max=1.0)[:, None] * (table[hi] - table[lo])
 
 

@@ -63,6 +63,9 @@ INTERP = {
     "wrap": "Wrapping around (p mod L) gives position L the vector of position 0: far positions are "
             "confused with the first ones. Squeeze the positions into the trained range, x = p·L/n_new, and "
             "interpolate between rows.",
+    "unheld": "Document 001's formula P[⌊x⌋] + (x − ⌊x⌋)(P[⌊x⌋+1] − P[⌊x⌋]) reads row ⌊x⌋ + 1 = L for the "
+              "last positions (x > L − 1), a row the table does not have: hold the last row there "
+              "(use P[min(⌊x⌋ + 1, L − 1)], as numpy.interp does).",
 }
 T5 = {
     "flip": "The relative position is memory − query (key − query): rel = j − i, positive for keys after the "
