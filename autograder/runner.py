@@ -51,10 +51,13 @@ def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[st
         questions.append({"id": grade_id, "answer": q.answer, "call": q.call, "args_as": q.args_as,
                           "timeout_s": q.timeout_s,
                           "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else []})
-    return {"cells": notebook.cells, "skip_cells": sorted(skip_cells), "questions": questions,
-            "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
-            "cell_timeout_s": assignment.cell_timeout_s,
-            "question_timeouts": {q["id"]: q["timeout_s"] for q in questions}}
+    job = {"cells": notebook.cells, "skip_cells": sorted(skip_cells), "questions": questions,
+           "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
+           "cell_timeout_s": assignment.cell_timeout_s,
+           "question_timeouts": {q["id"]: q["timeout_s"] for q in questions}}
+    if assignment.cpu_s is not None:
+        job["cpu_s"] = int(assignment.cpu_s)  # replaces the sandbox's default RLIMIT_CPU
+    return job
 
 
 def _decode_results(event: dict, n_probes: int) -> Outcome:
@@ -132,6 +135,9 @@ def _human(reason: str) -> str:
     if "no progress" in reason:
         seconds = reason.split("no progress for ", 1)[-1].split(" s", 1)[0]
         return f"stopped: it ran past the time limit ({seconds} s)"
+    if "SIGXCPU" in reason:
+        return ("the Python process was stopped: it used up the sandbox's CPU time for this notebook "
+                "(more CPU seconds than wall seconds means more than one thread: keep torch single-threaded)")
     if "SIGKILL" in reason or "SIGSEGV" in reason or "crashed" in reason:
         return f"the Python process {reason.replace('crashed: ', '')} (a crash, e.g. out of memory or a segfault)"
     if reason.startswith("exited"):

@@ -113,6 +113,9 @@ class Assignment:
     notebook: str  # notebook file name inside the folder
     questions: Sequence[Question]
     cell_timeout_s: float = 30.0  # wall time for each notebook cell in the sandbox
+    # CPU seconds for one sandboxed run of the whole notebook (its cells, then every question);
+    # None: the sandbox's own limit (Limits.cpu_s, 300 s). Raise it for questions that train.
+    cpu_s: int | None = None
     extra_files: Sequence[str] = ()  # files released beside the notebook
     root: Path = ASSIGNMENTS_DIR  # where the source folder lives (tests point it elsewhere)
     # student id -> dict of personal parameters. Must be self-contained (imports inside): its

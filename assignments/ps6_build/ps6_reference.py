@@ -94,3 +94,42 @@ def tiny_lm(tokens):
 
 def tiny_lm(seed: int) -> FunctionSource:
     return FunctionSource(_TINY_LM.replace("{seed}", str(int(seed))), "tiny_lm")
+
+
+# ---- part 7: training on the toy tasks of document 001 (copy, 3-digit addition)
+#
+# The grader calls the notebook's `copy_task(seed, time_budget_s, src, tf_src, tf_tgt)` (and
+# `addition_task`): it trains with the student's `train_copy(seed, time_budget_s)`, decodes the
+# held-out `src` greedily and returns {"generated": (n, L) tokens, "teacher_forced": (m, L)
+# argmax of model(tf_src, tf_tgt[:, :-1])}. The "reference" is the truth for those inputs; the
+# verdict is the exact-match accuracy of "generated" against it (``TaskAccuracy``).
+
+COPY_VOCAB, COPY_BOS, COPY_LEN = 20, 0, 20          # symbols 1 … 19, BOS = 0 (document 001)
+ADD_PLUS, ADD_BOS, ADD_DIGITS = 10, 11, 3            # digits 0 … 9, '+' = 10, BOS = 11
+
+
+def _digits(x, width):
+    return (x[:, None] // 10 ** torch.arange(width - 1, -1, -1)) % 10
+
+
+def addition_operands(src):
+    """src (n, 7) = digits(a) + [PLUS] + digits(b) → (a, b)."""
+    powers = torch.tensor([100, 10, 1])
+    return (src[:, :3] * powers).sum(1), (src[:, 4:] * powers).sum(1)
+
+
+def addition_target(src):
+    """(n, 5) = [BOS] + the 4 digits of a + b, most significant first."""
+    a, b = addition_operands(src)
+    return torch.cat([torch.full((src.shape[0], 1), ADD_BOS), _digits(a + b, ADD_DIGITS + 1)], 1)
+
+
+def copy_truth(seed, time_budget_s, src, tf_src, tf_tgt):
+    return {"generated": src, "teacher_forced": tf_tgt[:, 1:], "decoder_input": tf_tgt[:, :-1]}
+
+
+def addition_truth(seed, time_budget_s, src, tf_src, tf_tgt):
+    a, b = addition_operands(src)
+    return {"generated": addition_target(src)[:, 1:], "teacher_forced": tf_tgt[:, 1:],
+            "decoder_input": tf_tgt[:, :-1],
+            "both_below_500": (a < 500) & (b < 500)}   # document 001's range

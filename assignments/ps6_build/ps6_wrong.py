@@ -187,3 +187,70 @@ def greedy_without_prompt(model, prompt, max_new_tokens, eos_id):
 def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
     out = ref.greedy_decode(model, prompt, max_new_tokens, eos_id)
     return out[:-1] if out and out[-1] == eos_id and len(out) > len(prompt) else out
+
+
+# ---- part 7: training. What a model with each flaw returns, simulated from the truth (cheap:
+# the judge recomputes these for every failing submission). tests/test_training_limits.py
+# trains real flawed models and checks that they land in the same symptom class.
+
+def _rng(seed, salt):
+    return torch.Generator().manual_seed(int(seed) * 1009 + salt)
+
+
+def _noisy(truth, p, low, high, g):
+    """truth with each token replaced, with probability p, by a random one in [low, high)."""
+    swap = torch.rand(truth.shape, generator=g) < p
+    return torch.where(swap, torch.randint(low, high, truth.shape, generator=g), truth)
+
+
+def _task_wrong(truth_fn, low, high):
+    """The known-wrong answers of one task, as functions with the reference's signature."""
+
+    def value(expected, generated, teacher_forced):
+        return {"generated": generated, "teacher_forced": teacher_forced, "_expected": expected}
+
+    def untrained(*args):
+        """The model was never (or hardly) trained: every token at chance."""
+        e, g = truth_fn(*args), _rng(args[0], 1)
+        return value(e, torch.randint(low, high, e["generated"].shape, generator=g),
+                     torch.randint(low, high, e["teacher_forced"].shape, generator=g))
+
+    def undertrained(*args):
+        """Learned part of it: ~85 % of tokens right, too few whole sequences."""
+        e, g = truth_fn(*args), _rng(args[0], 2)
+        return value(e, _noisy(e["generated"], 0.15, low, high, g), _noisy(e["teacher_forced"], 0.15, low, high, g))
+
+    def no_causal_mask(*args):
+        """Decoder self-attention without the causal mask: with teacher forcing position t reads
+        token t + 1 from its input and copies it (near-perfect), generating it has no such token."""
+        e, g = truth_fn(*args), _rng(args[0], 3)
+        return value(e, _noisy(e["generated"], 0.6, low, high, g), _noisy(e["teacher_forced"], 0.01, low, high, g))
+
+    def unshifted_targets(*args):
+        """Trained to predict tgt[:, :-1] (its own input) instead of tgt[:, 1:]: it echoes its input
+        token, so greedy decoding repeats BOS."""
+        e = truth_fn(*args)
+        return value(e, torch.full_like(e["generated"], int(e["decoder_input"][0, 0])), e["decoder_input"].clone())
+
+    return untrained, undertrained, no_causal_mask, unshifted_targets
+
+
+(copy_untrained, copy_undertrained, copy_no_causal_mask,
+ copy_unshifted_targets) = _task_wrong(ref.copy_truth, 1, ref.COPY_VOCAB)
+(addition_untrained, addition_undertrained, addition_no_causal_mask,
+ addition_unshifted_targets) = _task_wrong(ref.addition_truth, 0, 10)
+
+
+def addition_reversed_digits(*args):
+    """Trained on the sum's digits least significant first (a well-known trick) and returned them so."""
+    e = ref.addition_truth(*args)
+    return {"generated": e["generated"].flip(1), "teacher_forced": e["teacher_forced"].flip(1), "_expected": e}
+
+
+def addition_document_range(*args):
+    """Trained on a, b ≤ 499 only (document 001 keeps the sum below 1000): right on such pairs,
+    wrong on the others."""
+    e, g = ref.addition_truth(*args), _rng(args[0], 4)
+    inside = e["both_below_500"][:, None]
+    return {"generated": torch.where(inside, e["generated"], _noisy(e["generated"], 0.5, 0, 10, g)),
+            "teacher_forced": _noisy(e["teacher_forced"], 0.1, 0, 10, g), "_expected": e}

@@ -126,8 +126,9 @@ def _limit_self(job: dict, baseline_vm: int) -> None:
     lim = job["limits"]
     os.setsid()
     mem = baseline_vm + lim["memory_mb"] * (1 << 20)
+    cpu = int(job.get("cpu_s") or lim["cpu_s"])  # a problem set that trains models asks for more
     for name, value in (("RLIMIT_AS", mem), ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
-                        ("RLIMIT_CPU", lim["cpu_s"]), ("RLIMIT_CORE", 0),
+                        ("RLIMIT_CPU", cpu), ("RLIMIT_CORE", 0),
                         ("RLIMIT_NOFILE", 256)):
         resource.setrlimit(getattr(resource, name), (value, value))
     uid = job.get("uid")
