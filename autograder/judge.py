@@ -40,7 +40,10 @@ def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool:
         wrong = to_plain(mis.wrong(*as_args(probe.args, question.args_as), **probe.kwargs))
     except Exception as exc:  # noqa: BLE001 - the wrong answer's own failure is the signal
         return "error" in item and _error_type(item["error"]) == type(exc).__name__
-    return "value" in item and question.compare.matches(item["value"], wrong)
+    try:
+        return "value" in item and question.compare.matches(item["value"], wrong)
+    except Exception:  # noqa: BLE001 - a known-wrong answer the comparator cannot read matches nothing
+        return False
 
 
 def matching_misconception(question: Question, probes: list[Probe], items: list[dict]):

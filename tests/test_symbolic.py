@@ -86,3 +86,9 @@ def test_formulas_that_cannot_be_evaluated_cost_the_answer_not_the_run(text, wor
     assert "plain expression" in check.message
     assert time.monotonic() - started < 3.0
     assert Formula(("d",), timeout_s=1.0)("4*d*(d+1)", MHA).ok  # and the next answer is graded
+
+
+def test_a_known_wrong_formula_may_be_written_as_text():
+    """Known-wrong answers in a spec may return text, as a student would; they still match."""
+    assert Formula(("d",))("4*d*d", "4*d**2").ok
+    assert not Formula(("d",))("4*d*d", "4*d**2 + 4*d").ok

@@ -48,3 +48,10 @@ def test_allclose_check_handles_masked_entries():
 
     _run(visible_check_source(_question(AllClose(), reference, probe)), reference)
     assert AllClose()(np.array([-np.inf, 1.0]), np.array([-np.inf, 1.0])).ok
+
+
+def test_allclose_tells_infinities_and_nan_apart():
+    exp = np.array([-np.inf, 1.0])
+    assert not AllClose()(np.array([np.inf, 1.0]), exp).ok
+    assert not AllClose()(np.array([np.nan, 1.0]), exp).ok
+    assert AllClose()(np.array([np.nan, 1.0]), np.array([np.nan, 1.0])).ok

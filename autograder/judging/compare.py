@@ -66,7 +66,9 @@ class AllClose(Comparator):
                 return Check(False, f"the output contains {bad} ({int((~finite).sum())} entries)")
         with np.errstate(invalid="ignore"):  # −inf − (−inf) is NaN, then masked below
             err = np.abs(arr - exp)
-        err = np.where(np.isfinite(exp) | finite, err, 0.0)
+        # two non-finite entries agree only when they are the same: −inf with −inf, NaN with NaN
+        same_nonfinite = (arr == exp) | (np.isnan(arr) & np.isnan(exp))
+        err = np.where(np.isfinite(exp) | finite, err, np.where(same_nonfinite, 0.0, np.inf))
         err = np.nan_to_num(err, nan=np.inf)
         bound = self.atol + self.rtol * np.abs(np.nan_to_num(exp))
         if (err <= bound).all():
@@ -132,6 +134,8 @@ class Formula(Comparator):
 def _formula_check(text: str, expected, symbols: tuple[str, ...], timeout_s: float) -> Check:
     from autograder.judging.symbolic import FormulaError, equivalent, parse_formula
 
+    if isinstance(expected, str):  # a known-wrong answer written as text, like a student's
+        expected = parse_formula(expected, symbols)
     try:
         if equivalent(parse_formula(text, symbols), expected, symbols, timeout_s=timeout_s):
             return Check(True)
