@@ -335,7 +335,7 @@ class TaskAccuracy(Comparator):
         return mine is not None and mine == self.symptom(expected, truth)
 
 
-COPY_BUDGET_S, ADDITION_BUDGET_S = 60.0, 150.0  # time_budget_s handed to train_copy / train_addition
+COPY_BUDGET_S, ADDITION_BUDGET_S = 90.0, 180.0  # time_budget_s handed to train_copy / train_addition
 DECODE_S = 30.0  # on top of the budget: building the model, greedy decoding of the held-out inputs
 
 

@@ -130,7 +130,10 @@ def _limit_self(job: dict, baseline_vm: int) -> None:
     for name, value in (("RLIMIT_AS", mem), ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
                         ("RLIMIT_CPU", cpu), ("RLIMIT_CORE", 0),
                         ("RLIMIT_NOFILE", 256)):
-        resource.setrlimit(getattr(resource, name), (value, value))
+        # CPU: SIGXCPU at the limit (reported as such), SIGKILL 5 s later if it is ignored; with
+        # soft == hard the kernel sends SIGKILL at once and the cause is lost.
+        hard = value + 5 if name == "RLIMIT_CPU" else value
+        resource.setrlimit(getattr(resource, name), (value, hard))
     uid = job.get("uid")
     if uid is not None and os.getuid() == 0:
         os.setgroups([])
