@@ -92,3 +92,21 @@ def test_a_known_wrong_formula_may_be_written_as_text():
     """Known-wrong answers in a spec may return text, as a student would; they still match."""
     assert Formula(("d",))("4*d*d", "4*d**2").ok
     assert not Formula(("d",))("4*d*d", "4*d**2 + 4*d").ok
+
+
+def _check_in_daemon(queue):
+    d = sympy.Symbol("d", positive=True)
+    queue.put((equivalent(parse_formula("4*d^2 + 4*d", ["d"]), 4 * d * (d + 1), ["d"]),
+               equivalent(parse_formula("4*d^2", ["d"]), 4 * d * (d + 1), ["d"])))
+
+
+def test_formula_check_works_inside_a_daemonic_worker():
+    """Dask (and multiprocessing pools) grade in daemonic processes, which multiprocessing
+    forbids to have children: the formula check must still run there."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    worker = ctx.Process(target=_check_in_daemon, args=(queue,), daemon=True)
+    worker.start()
+    assert queue.get(timeout=30) == (True, False)
+    worker.join(10)

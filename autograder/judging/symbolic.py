@@ -16,9 +16,14 @@ evaluating even a well-formed formula can be unbounded (towers of powers).
 from __future__ import annotations
 
 import ast
-import multiprocessing
+import contextlib
+import os
+import pickle
 import random
 import resource
+import select
+import signal
+import struct
 import time
 from typing import Iterable
 
@@ -199,6 +204,52 @@ def _decide(student, reference, names, trials, seed, timeout_s, report) -> None:
         report(("error", type(exc).__name__))
 
 
+def _forked(target, args, timeout_s: float):
+    """Run ``target(*args, report)`` in a forked child and yield what it reports until it exits
+    or ``timeout_s`` passes (then it is killed). A bare ``os.fork`` rather than
+    ``multiprocessing``: grading may itself run in a daemonic process (a Dask worker), which
+    multiprocessing forbids to have children."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running the parent's exit handlers
+        status = 0
+        try:
+            os.close(reader)
+
+            def report(message) -> None:
+                data = pickle.dumps(message)
+                os.write(writer, struct.pack("!I", len(data)) + data)
+
+            target(*args, report)
+        except BaseException:  # noqa: BLE001 - nothing may escape a forked child
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(writer)
+    deadline = time.monotonic() + timeout_s
+    buffer = b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([reader], [], [], left)[0]:
+                return  # out of time
+            chunk = os.read(reader, 65536)
+            if not chunk:
+                return  # the child exited (or was killed for memory)
+            buffer += chunk
+            while len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack("!I", buffer[:4])[0]:
+                size = struct.unpack("!I", buffer[:4])[0]
+                yield pickle.loads(buffer[4:4 + size])
+                buffer = buffer[4 + size:]
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(reader)
+
+
 def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str] = (), *,
                timeout_s: float = 2.0, trials: int = 8, seed: int = 0) -> bool:
     """True when the two expressions are equal as functions of the given symbols.
@@ -209,31 +260,18 @@ def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str
     costs that answer, never the grading run. When the sample points agreed and only SymPy's
     ``simplify`` ran out of time, the answer is accepted (it agreed exactly at every point)."""
     names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
-    ctx = multiprocessing.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_decide, args=(student, reference, names, trials, seed, timeout_s, writer.send),
-                       daemon=True)
-    proc.start()
-    writer.close()
-    deadline = time.monotonic() + timeout_s
     points_agreed, verdict = False, None
-    try:
-        while verdict is None and reader.poll(max(deadline - time.monotonic(), 0.0)):
-            kind, value = reader.recv()
+    with contextlib.closing(_forked(_decide, (student, reference, names, trials, seed, timeout_s),
+                                    timeout_s)) as reports:
+        for kind, value in reports:
             if kind == "points":
                 points_agreed = True
             elif kind == "final":
                 verdict = bool(value)
+                break
             else:
                 raise FormulaError(f"the formula cannot be evaluated ({value}: it grows too fast) — "
                                    "write it as a plain expression in the symbols")
-    except EOFError:
-        pass  # the child died (killed for memory): handled below
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        reader.close()
     if verdict is not None:
         return verdict
     if points_agreed:
