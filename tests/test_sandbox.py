@@ -145,3 +145,12 @@ def test_a_dead_worker_is_replaced(ps1, tmp_path):
         assert worker.restarts == 1
     finally:
         worker.stop()
+
+
+def test_python_under_tmp_is_not_hidden_by_the_sandbox_tmpfs(monkeypatch):
+    """bwrap mounts in order: a venv under /tmp (a scratch clone) must be bound after the
+    fresh /tmp, or the worker cannot find its own Python."""
+    from autograder.sandbox import pool
+    monkeypatch.setattr(pool.sys, "prefix", "/tmp/clone/.venv")
+    cmd = pool.bwrap_command(1)
+    assert cmd.index("/tmp/clone/.venv") > cmd.index("--tmpfs")

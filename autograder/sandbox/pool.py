@@ -71,7 +71,9 @@ def _sandbox_env(threads: int) -> dict[str, str]:
 
 def bwrap_command(threads: int) -> list[str]:
     python_roots = sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)})
-    cmd = ["bwrap", "--ro-bind", "/usr", "/usr"]
+    # /tmp, /proc and /dev first: bwrap mounts in order, so a Python tree that lives under /tmp
+    # (a venv in a scratch clone) must be bound after the tmpfs, not hidden by it.
+    cmd = ["bwrap", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
     for path in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         if os.path.islink(path):
             cmd += ["--symlink", os.readlink(path), path]
@@ -90,7 +92,6 @@ def bwrap_command(threads: int) -> list[str]:
             cmd += ["--perms", "0755", "--dir", parent]
         cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(HARNESS_DIR), SANDBOX_HARNESS,
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv"]
     if os.geteuid() == 0:
