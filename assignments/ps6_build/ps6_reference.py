@@ -61,6 +61,83 @@ def encoder_layer(x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, 
         return layer(x, mask, fast=False)
 
 
+def decoder_layer(x, memory, memory_mask, n_heads, ln1_g, ln1_b, sw_q, sb_q, sw_k, sb_k, sw_v, sb_v, sw_o, sb_o,
+                  ln2_g, ln2_b, cw_q, cb_q, cw_k, cb_k, cw_v, cb_v, cw_o, cb_o, ln3_g, ln3_b, w1, b1, w2, b2):
+    """The Pre-LN decoder layer — causal self-attention (the layer builds the causal mask), then
+    cross-attention to ``memory`` under ``memory_mask``, then the FFN — computed by
+    ``solutions.layers.DecoderLayer`` (tested against ``nn.TransformerDecoderLayer(norm_first=True)``)."""
+    from solutions.layers import DecoderLayer
+    from solutions.model import TransformerConfig
+
+    d, d_ff = x.shape[-1], w1.shape[0]
+    layer = DecoderLayer(TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True,
+                                           norm_eps=LN_EPS)).eval()
+    sa, ca, ffn = layer.self_attn, layer.cross_attn, layer.ffn
+    params = {layer.norm1.weight: ln1_g, layer.norm1.bias: ln1_b, layer.norm2.weight: ln2_g,
+              layer.norm2.bias: ln2_b, layer.norm3.weight: ln3_g, layer.norm3.bias: ln3_b,
+              ffn.linear1.weight: w1, ffn.linear1.bias: b1, ffn.linear2.weight: w2, ffn.linear2.bias: b2}
+    for attn, values in ((sa, (sw_q, sb_q, sw_k, sb_k, sw_v, sb_v, sw_o, sb_o)),
+                         (ca, (cw_q, cb_q, cw_k, cb_k, cw_v, cb_v, cw_o, cb_o))):
+        lins = (attn.q_proj, attn.k_proj, attn.v_proj, attn.out_proj)
+        params.update({p: v for lin, (w, b) in zip(lins, zip(values[::2], values[1::2]))
+                       for p, v in ((lin.weight, w), (lin.bias, b))})
+    with torch.no_grad():
+        for p, value in params.items():
+            p.copy_(value)
+        return layer(x, memory, causal_mask(x.shape[-2]), memory_mask, fast=False)
+
+
+def next_token_probs(logits, temperature, top_k, top_p):
+    """Divide by the temperature, keep the top k, keep the nucleus (the smallest set of most
+    likely tokens reaching p, the crossing token included), renormalise. Temperature 0 is
+    greedy: all the probability on the argmax."""
+    from solutions.decoding import top_k_filter, top_p_filter
+
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    if temperature == 0:
+        return F.one_hot(logits.argmax(-1), logits.shape[-1]).float()
+    return top_p_filter(top_k_filter(logits / temperature, top_k), top_p).softmax(-1)
+
+
+def sample_tokens(logits, temperature, top_k, top_p, seed, n):
+    """n draws, one after another, from one generator seeded with ``seed``."""
+    probs = next_token_probs(logits, temperature, top_k, top_p)
+    g = torch.Generator().manual_seed(int(seed))
+    return [int(torch.multinomial(probs, 1, generator=g)) for _ in range(int(n))]
+
+
+class _FunctionModel:
+    """A tokens → logits function seen through the reference models' decoding interface (no
+    KV cache: every step feeds the whole sequence), so ``solutions.decoding`` can search it."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def start_state(self, src=None, use_cache=False):
+        return {"pos": 0}
+
+    def step(self, tokens, state):
+        return torch.stack([torch.as_tensor(self.fn(row.tolist()), dtype=torch.float32) for row in tokens])
+
+    @staticmethod
+    def reorder_state(state, index):
+        return state
+
+
+def beam_search(model, prompt, beam_width, max_new_tokens, eos_id):
+    """The highest-scoring continuation (sum of the generated tokens' log-probabilities) found by
+    ``solutions.decoding.beam_search``: prompt + tokens, ending at eos_id if it finished."""
+    from solutions.decoding import beam_search as reference_beam_search
+
+    seqs, _ = reference_beam_search(_FunctionModel(model), torch.tensor([[int(t) for t in prompt]]),
+                                    int(max_new_tokens), beam_size=int(beam_width), eos_id=eos_id,
+                                    use_cache=False)
+    tokens, n = seqs[0].tolist(), len(prompt)
+    if eos_id in tokens[n:]:
+        tokens = tokens[: n + tokens[n:].index(eos_id) + 1]
+    return tokens
+
+
 def greedy_decode(model, prompt, max_new_tokens, eos_id):
     """Append argmax(model(tokens)[-1]) until eos_id has been appended or max_new_tokens are new."""
     tokens = [int(t) for t in prompt]
@@ -96,7 +173,7 @@ def tiny_lm(seed: int) -> FunctionSource:
     return FunctionSource(_TINY_LM.replace("{seed}", str(int(seed))), "tiny_lm")
 
 
-# ---- part 7: training on the toy tasks of document 001 (copy, 3-digit addition)
+# ---- part 10: training on the toy tasks of document 001 (copy, 3-digit addition)
 #
 # The grader calls the notebook's `copy_task(seed, time_budget_s, src, tf_src, tf_tgt)` (and
 # `addition_task`): it trains with the student's `train_copy(seed, time_budget_s)`, decodes the

@@ -1,5 +1,7 @@
 """PS6 — known-wrong answers. Each reproduces one misconception exactly, so a student's output
 that matches it earns that misconception's feedback (and the self-test proves it is rejected)."""
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -156,6 +158,150 @@ def encoder_norm_on_branch_output(*args):
     return x + ln2(ff(x))
 
 
+# ---- decoder_layer
+
+def _decoder(args, *, causal=True, order=("self", "cross"), post_ln=False, normalise_memory=False,
+             memory_mask=True):
+    x, memory, mem_mask, n_heads = args[:4]
+    ln1, sa, ln2, ca, ln3, ffn = args[4:6], args[6:14], args[14:16], args[16:24], args[24:26], args[26:30]
+    norm = lambda y, g_b: ref.layer_norm(y, *g_b, ref.LN_EPS)  # noqa: E731
+    self_mask = ref.causal_mask(x.shape[-2]) if causal else None
+    blocks = {"self": (ln1, lambda y: ref.multi_head_attention(y, y, *sa, n_heads, self_mask)),
+              "cross": (ln2, lambda y: ref.multi_head_attention(
+                  y, norm(memory, ln2) if normalise_memory else memory, *ca, n_heads,
+                  mem_mask if memory_mask else None))}
+    for name in (*order, "ffn"):
+        g_b, sublayer = blocks[name] if name != "ffn" else (ln3, lambda y: ref.feed_forward(y, *ffn))
+        x = norm(x + sublayer(x), g_b) if post_ln else x + sublayer(norm(x, g_b))
+    return x
+
+
+def decoder_no_causal_mask(*args):
+    return _decoder(args, causal=False)
+
+
+def decoder_post_ln(*args):
+    return _decoder(args, post_ln=True)
+
+
+def decoder_cross_before_self(*args):
+    return _decoder(args, order=("cross", "self"))
+
+
+def decoder_normalises_memory(*args):
+    return _decoder(args, normalise_memory=True)
+
+
+def decoder_ignores_memory_mask(*args):
+    return _decoder(args, memory_mask=False)
+
+
+# ---- next_token_probs / sample_tokens
+
+def _filtered_probs(logits, temperature, top_k, top_p, *, scale="divide", nucleus="sorted",
+                    nucleus_first=False, renormalise=True):
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    tempered = logits / temperature if scale == "divide" else logits * temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = torch.topk(tempered, int(top_k), dim=-1).values[..., -1:]
+        tempered = tempered.masked_fill(tempered < kth, float("-inf"))
+    if top_p is not None and top_p < 1:
+        probs = (logits if nucleus_first else tempered).softmax(-1)
+        if nucleus == "unsorted":          # cumulative sum in vocabulary order
+            drop = probs.cumsum(-1) - probs >= top_p
+        else:
+            sorted_p, order = torch.sort(probs, dim=-1, descending=True)
+            before = sorted_p.cumsum(-1) - sorted_p
+            drop_sorted = (before >= top_p) if nucleus == "sorted" else (before + sorted_p > top_p)
+            drop_sorted[..., 0] = False     # the most likely token always stays
+            drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+        tempered = tempered.masked_fill(drop, float("-inf"))
+    if renormalise:
+        return tempered.softmax(-1)
+    full = (logits / temperature).softmax(-1)
+    return full.masked_fill(tempered == float("-inf"), 0.0)
+
+
+def _with_one_mistake(**mistake):
+    """A next_token_probs that gets temperature 0 right and makes ``mistake`` otherwise."""
+    def wrong(logits, temperature, top_k, top_p):
+        if temperature == 0:
+            return ref.next_token_probs(logits, temperature, top_k, top_p)
+        return _filtered_probs(logits, temperature, top_k, top_p, **mistake)
+    return wrong
+
+
+probs_temperature_multiplied = _with_one_mistake(scale="multiply")
+probs_nucleus_drops_crossing_token = _with_one_mistake(nucleus="strict")
+probs_nucleus_unsorted = _with_one_mistake(nucleus="unsorted")
+probs_nucleus_before_temperature = _with_one_mistake(nucleus_first=True)
+probs_not_renormalised = _with_one_mistake(renormalise=False)
+
+
+def probs_zero_temperature_divides(logits, temperature, top_k, top_p):
+    if temperature != 0:
+        return ref.next_token_probs(logits, temperature, top_k, top_p)
+    with torch.no_grad():
+        return (torch.as_tensor(logits, dtype=torch.float32) / 0.0).softmax(-1)   # NaN
+
+
+def sample_argmax(logits, temperature, top_k, top_p, seed, n):
+    return [int(torch.as_tensor(logits).argmax())] * int(n)
+
+
+def sample_reseeded_each_draw(logits, temperature, top_k, top_p, seed, n):
+    return [ref.sample_tokens(logits, temperature, top_k, top_p, seed, 1)[0] for _ in range(int(n))]
+
+
+def sample_unfiltered(logits, temperature, top_k, top_p, seed, n):
+    return ref.sample_tokens(logits, 1.0, None, None, seed, n)
+
+
+# ---- beam_search
+
+def _beam(model, prompt, beam_width, max_new_tokens, eos_id, *, score="log_prob", extend_finished=False,
+          normalise=False):
+    """A plain list-based beam search with one known mistake switched on."""
+    beams, finished = [(0.0, [int(t) for t in prompt])], []
+    n = len(prompt)
+    for _ in range(int(max_new_tokens)):
+        candidates = []
+        for total, tokens in beams:
+            log_p = torch.log_softmax(torch.as_tensor(model(tokens), dtype=torch.float32)[-1], -1).tolist()
+            for token, lp in enumerate(log_p):
+                gain = {"log_prob": lp, "prob": math.exp(lp)}[score]
+                candidates.append((total + gain, tokens + [token]))
+        candidates.sort(key=lambda c: -c[0])
+        beams = []
+        for total, tokens in candidates:
+            if len(beams) == int(beam_width):
+                break
+            if tokens[-1] == eos_id and not extend_finished and eos_id not in tokens[n:-1]:
+                finished.append((total, tokens))
+            else:
+                beams.append((total, tokens))
+        if not beams:
+            break
+    rank = (lambda c: c[0] / (len(c[1]) - n)) if normalise else (lambda c: c[0])
+    return max(finished + beams, key=rank)[1]
+
+
+def beam_greedy(model, prompt, beam_width, max_new_tokens, eos_id):
+    return ref.greedy_decode(model, prompt, max_new_tokens, eos_id)
+
+
+def beam_sums_probabilities(model, prompt, beam_width, max_new_tokens, eos_id):
+    return _beam(model, prompt, beam_width, max_new_tokens, eos_id, score="prob")
+
+
+def beam_length_normalised(model, prompt, beam_width, max_new_tokens, eos_id):
+    return _beam(model, prompt, beam_width, max_new_tokens, eos_id, normalise=True)
+
+
+def beam_extends_finished(model, prompt, beam_width, max_new_tokens, eos_id):
+    return _beam(model, prompt, beam_width, max_new_tokens, eos_id, extend_finished=True)
+
+
 # ---- greedy_decode
 
 def greedy_ignores_eos(model, prompt, max_new_tokens, eos_id):
@@ -189,7 +335,7 @@ def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
     return out[:-1] if out and out[-1] == eos_id and len(out) > len(prompt) else out
 
 
-# ---- part 7: training. What a model with each flaw returns, simulated from the truth (cheap:
+# ---- part 10: training. What a model with each flaw returns, simulated from the truth (cheap:
 # the judge recomputes these for every failing submission). tests/test_training_limits.py
 # trains real flawed models and checks that they land in the same symptom class.
 

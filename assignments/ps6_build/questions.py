@@ -6,7 +6,7 @@ layout (out, in). Masks: bool, True = may attend; a query with no allowed key ge
 attention output. References: ``ps6_reference.py`` (built on ``solutions/``); known-wrong
 answers: ``ps6_wrong.py``.
 
-Part 7 trains: the grader calls the notebook's locked ``copy_task`` / ``addition_task`` with a
+Part 10 trains: the grader calls the notebook's locked ``copy_task`` / ``addition_task`` with a
 seed, a time budget and held-out inputs drawn per student; they train with the student's
 ``train_copy`` / ``train_addition`` inside the sandbox and return plain predictions, judged here
 by exact-match accuracy (``TaskAccuracy``). Measured with the reference solution in the sandbox
@@ -122,6 +122,110 @@ def greedy_probes(rng):
     return probes
 
 
+def decoder_args(rng, b, t, s, h, d_head, d_ff, memory_mask):
+    d = h * d_head
+    norm = lambda: (_randn(rng, d, scale=0.3) + 1, _randn(rng, d, scale=0.3))  # noqa: E731
+    w1, b1 = _linear(rng, d_ff, d)
+    w2, b2 = _linear(rng, d, d_ff)
+    x, memory = _randn(rng, b, t, d, scale=1.5) + 0.5, _randn(rng, b, s, d, scale=1.5) - 0.5
+    return (x, memory, memory_mask, h, *norm(), *_mha_weights(rng, d), *norm(), *_mha_weights(rng, d),
+            *norm(), w1, b1, w2, b2)
+
+
+def decoder_probes(rng):
+    h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    s = t + int(rng.integers(1, 3))
+    pad = ~_padding(rng, b, s)[:, None, None, :]
+    return [Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
+            Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, pad),
+                  "memory padding mask, one source sequence fully padded")]
+
+
+def _logits(rng, *shape):
+    return _randn(rng, *shape, scale=2.0)
+
+
+def probs_probes(rng):
+    v = int(rng.integers(8, 17))
+    probes = [Probe((_logits(rng, v), 1.0, None, None), "temperature 1, no filtering"),
+              Probe((_logits(rng, 2, v), 0.7, 4, None), "(2, V) logits, temperature 0.7, top-k 4")]
+    # Nucleus probes where the crossing token and the temperature's effect on the nucleus show.
+    for temperature, top_k, top_p, label in ((1.6, None, 0.75, "temperature 1.6, top-p 0.75"),
+                                             (0.6, 6, 0.6, "temperature 0.6, top-k 6, top-p 0.6")):
+        for _ in range(100):
+            logits = _logits(rng, v)
+            args = (logits, temperature, top_k, top_p)
+            if not np.allclose(ref.next_token_probs(*args), wrong.probs_nucleus_before_temperature(*args), atol=1e-3):
+                break
+        probes.append(Probe(args, label))
+    probes.append(Probe((_logits(rng, v), 0.0, None, None), "temperature 0 (greedy)"))
+    return probes
+
+
+def sample_probes(rng):
+    v = int(rng.integers(8, 13))
+    probes = []
+    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85)):
+        logits = _randn(rng, v)
+        for _ in range(100):   # a seed whose first draw is not the argmax: sampling ≠ greedy shows
+            seed = int(rng.integers(0, 10_000))
+            if ref.sample_tokens(logits, temperature, top_k, top_p, seed, 1)[0] != int(np.argmax(logits)):
+                break
+        probes.append(Probe((logits, temperature, top_k, top_p, seed, 20),
+                            f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, 20 draws"))
+    return probes
+
+
+# The mistakes each beam-search probe must expose, each with its own answer (without eos the
+# length cannot matter and nothing finishes early).
+BEAM_EOS_SHOWS = ("beam_greedy", "beam_sums_probabilities", "beam_length_normalised", "beam_extends_finished")
+BEAM_NO_EOS_SHOWS = ("beam_greedy", "beam_sums_probabilities")
+
+
+def _memoised(model):
+    """The five searches below ask the same model for the same prefixes: compute each once."""
+    seen = {}
+
+    def cached(tokens):
+        key = tuple(int(t) for t in tokens)
+        if key not in seen:
+            seen[key] = model(list(key))
+        return seen[key]
+    return cached
+
+
+def _all_differ(searches, args) -> bool:
+    """Each search gives its own answer: every mistake shows, and is told from the others."""
+    seen = set()
+    for search in searches:
+        answer = tuple(search(*args))
+        if answer in seen:
+            return False
+        seen.add(answer)
+    return True
+
+
+def beam_probes(rng):
+    probes = []
+    for i in range(3):
+        prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 4)))]
+        width = int(rng.choice([2, 3]))
+        for _ in range(200):   # a tiny model on which every listed mistake gives another answer
+            seed = int(rng.integers(0, 10_000))
+            model = ref.tiny_lm(seed)
+            fn = _memoised(model.compile())
+            free = ref.greedy_decode(fn, prompt, 6, None)
+            eos = free[len(prompt) + 2] if i < 2 else None
+            if _all_differ([ref.beam_search] + [getattr(wrong, name) for name in
+                                                 (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
+                           (fn, prompt, width, 6, eos)):
+                break
+        probes.append(Probe((model, prompt, width, 6, eos),
+                            f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
+    return probes
+
+
 # Masks are compared as numbers, exactly (True = 1): the released checks render an expected
 # array through assert_allclose (Exact would write `_got == array(...)`, which cannot run there).
 MASK = AllClose(atol=0.0, rtol=0.0)
@@ -230,6 +334,25 @@ QUESTIONS = [
         ),
     ),
     Question(
+        grade_id="decoder_layer", answer="decoder_layer", title="A Pre-LN decoder layer", points=3,
+        reference=ref.decoder_layer, probes=decoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
+        visible=[Probe(decoder_args(RNG, 1, 3, 4, 2, 2, 8, None), "d = 4, 2 heads, T = 3, S = 4")],
+        misconceptions=(
+            _mis("no_causal_mask", "The decoder's self-attention is causal: build causal_mask(T) inside the "
+                 "layer. Without it position t reads the target token it must predict (document 001's "
+                 "decoder needs the look-ahead mask).", wrong.decoder_no_causal_mask),
+            _mis("post_ln", "This layer is Pre-LN: x + SelfAttn(LN₁(x)), x + CrossAttn(LN₂(x), memory), "
+                 "x + FFN(LN₃(x)). You normalised after each residual sum (Post-LN).", wrong.decoder_post_ln),
+            _mis("cross_before_self", "Order: masked self-attention first, then cross-attention to the encoder "
+                 "memory, then the FFN.", wrong.decoder_cross_before_self),
+            _mis("normalises_memory", "LN₂ normalises the decoder stream (the queries) only: keys and values "
+                 "come from the encoder memory as given (the encoder already applied its final norm).",
+                 wrong.decoder_normalises_memory),
+            _mis("ignores_memory_mask", "Pass memory_mask to the cross-attention: padded source positions must "
+                 "not be attended.", wrong.decoder_ignores_memory_mask),
+        ),
+    ),
+    Question(
         grade_id="greedy_decode", answer="greedy_decode", title="Greedy decoding", points=2,
         reference=ref.greedy_decode, probes=greedy_probes, compare=Exact(),
         visible=[Probe((ref.tiny_lm(7), [3, 1], 6, 12), "tiny model, prompt [3, 1]",
@@ -247,11 +370,64 @@ QUESTIONS = [
                  wrong.greedy_without_prompt),
         ),
     ),
+    Question(
+        grade_id="next_token_probs", answer="next_token_probs", title="Temperature, top-k and top-p", points=2,
+        reference=ref.next_token_probs, probes=probs_probes, compare=AllClose(atol=1e-5, rtol=1e-4),
+        visible=[Probe((np.array([2.0, 1.0, 0.5, 0.0, -1.0], np.float32), 1.0, None, 0.8), "top-p 0.8"),
+                 Probe((np.array([[2.0, 1.0, 0.5, 0.0, -1.0]], np.float32), 0.5, 2, None),
+                       "(1, V) logits, temperature 0.5, top-k 2")],
+        misconceptions=(
+            _mis("zero_temperature_divides", "Temperature 0 means greedy: put all the probability on the argmax. "
+                 "Dividing the logits by 0 gives inf − inf = NaN.", wrong.probs_zero_temperature_divides),
+            _mis("temperature_multiplied", "Divide the logits by the temperature (T < 1 sharpens, T > 1 "
+                 "flattens); you multiplied by it.", wrong.probs_temperature_multiplied),
+            _mis("nucleus_drops_crossing_token", "The nucleus is the smallest set of most likely tokens whose "
+                 "probability *reaches* p: keep the token that crosses p (drop a token only when the tokens "
+                 "ranked above it already reach p).", wrong.probs_nucleus_drops_crossing_token),
+            _mis("nucleus_unsorted", "Sort the probabilities (descending) before accumulating them: the nucleus "
+                 "is made of the *most likely* tokens, not the first ones in vocabulary order.",
+                 wrong.probs_nucleus_unsorted),
+            _mis("nucleus_before_temperature", "Apply the temperature first, then top-k, then top-p on the "
+                 "tempered distribution: the nucleus depends on the temperature.",
+                 wrong.probs_nucleus_before_temperature),
+            _mis("not_renormalised", "After removing tokens, renormalise: softmax over the kept logits (set the "
+                 "removed ones to −inf), so the probabilities sum to 1.", wrong.probs_not_renormalised),
+        ),
+    ),
+    Question(
+        grade_id="sample_tokens", answer="sample_tokens", title="Sampling with a seeded generator", points=1,
+        reference=ref.sample_tokens, probes=sample_probes, compare=Exact(),
+        visible=[Probe((np.array([2.0, 1.0, 0.5, 0.0, -1.0], np.float32), 1.0, None, None, 0, 10), "seed 0, 10 draws")],
+        misconceptions=(
+            _mis("argmax", "Sampling draws from the distribution (torch.multinomial(probs, 1, generator=g)); you "
+                 "returned the most likely token every time.", wrong.sample_argmax),
+            _mis("reseeded_each_draw", "Create the generator once, seeded with `seed`, and draw n times from it: "
+                 "re-seeding before every draw repeats the same token.", wrong.sample_reseeded_each_draw),
+            _mis("unfiltered", "Sample from next_token_probs(logits, temperature, top_k, top_p), not from the "
+                 "plain softmax of the logits.", wrong.sample_unfiltered),
+        ),
+    ),
+    Question(
+        grade_id="beam_search", answer="beam_search", title="Beam search", points=3,
+        reference=ref.beam_search, probes=beam_probes, compare=Exact(),
+        visible=[Probe((ref.tiny_lm(7), [3, 1], 2, 6, None), "tiny model, prompt [3, 1], beam width 2")],
+        misconceptions=(
+            _mis("greedy", "Keep the beam_width best hypotheses at every step, not only the best one: your "
+                 "output is greedy decoding's.", wrong.beam_greedy),
+            _mis("sums_probabilities", "Score a hypothesis by the sum of its tokens' log-probabilities (the log "
+                 "of the product of probabilities), not the sum of the probabilities.",
+                 wrong.beam_sums_probabilities),
+            _mis("length_normalised", "Rank hypotheses by the plain sum of log-probabilities, as specified — "
+                 "you divided by the length.", wrong.beam_length_normalised),
+            _mis("extends_finished", "A hypothesis that generates eos_id is finished: set it aside (it still "
+                 "competes for the best score) and do not extend it.", wrong.beam_extends_finished),
+        ),
+    ),
 ]
 
 
 
-# ---- part 7: training (document 001's copy and 3-digit addition tasks)
+# ---- part 10: training (document 001's copy and 3-digit addition tasks)
 #
 # The probe sends a seed, a time budget and held-out inputs drawn for the student; the
 # notebook's locked `copy_task` / `addition_task` trains with the student's `train_copy` /
