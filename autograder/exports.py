@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import html
-import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 

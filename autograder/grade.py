@@ -8,8 +8,6 @@ duplicating). ``OUT/results.json`` (the contract) is assembled from those files 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import queue
 import sys
 import threading

@@ -14,14 +14,13 @@ import json
 import shutil
 import subprocess
 from dataclasses import replace
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder import storage
 from autograder.grade import GradingIncomplete, grade_cohort
-from autograder.samples import make_notebook, solution_sources, write_submission
+from autograder.samples import make_notebook, write_submission
 from autograder.spec import load_assignment
 
 ZEROS = "\ndef scaled_dot_product_attention(q, k, v, mask=None):\n    return torch.zeros(*q.shape[:-1], v.shape[-1])\n"

@@ -5,7 +5,6 @@ import subprocess
 import sys
 from xml.etree import ElementTree as ET
 
-import nbformat
 
 from autograder.demo import make_samples
 from autograder.samples import make_notebook, write_submission

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.spec import load_assignment, as_args
+from autograder.spec import load_assignment
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 EQUIVARIANT = {"attention_no_position", "tanh_projection"}
@@ -12,7 +12,7 @@ INVARIANT = {"mean_pooled", "cross_attention_fixed_queries"}
 
 @pytest.mark.parametrize("t", [4, 5, 7])
 def test_reference_testers_know_every_subject(t):
-    subjects = load_assignment("ps5_equivariance")
+    load_assignment("ps5_equivariance")  # imports the spec module
     module = __import__("_assignment_ps5_equivariance")
     X = torch.from_numpy(np.random.default_rng(t).standard_normal((t, 8)).astype(np.float32))
     for name, source in module.SUBJECTS.items():

@@ -4,7 +4,6 @@ import shutil
 from dataclasses import replace
 
 import nbformat
-import pytest
 
 from autograder.release import build_release, release, released_notebook
 from autograder.samples import solution_sources

@@ -1,0 +1,214 @@
+"""PS6 probes: the inputs each student's functions are called with, drawn per student.
+
+Weights come in ``nn.Linear`` layout (out, in), float32; masks are bool, True = may attend.
+Beam-search probes are drawn on a tiny fixed model so that every listed mistake gives its own
+answer (each shows, and is told from the others).
+"""
+import numpy as np
+
+from autograder.spec import Probe
+
+import ps6_reference as ref
+import ps6_wrong as wrong
+
+
+def randn(rng, *shape, scale=1.0):
+    return (scale * rng.standard_normal(shape)).astype(np.float32)
+
+
+def linear(rng, d_out, d_in):
+    return randn(rng, d_out, d_in, scale=d_in ** -0.5), randn(rng, d_out, scale=0.1)
+
+
+def mha_weights(rng, d):
+    return tuple(a for _ in range(4) for a in linear(rng, d, d))
+
+
+def _padding(rng, b, t, fully_padded_row=True):
+    pad = rng.random((b, t)) < 0.3
+    pad[:, 0] = False
+    if fully_padded_row:
+        pad[-1, :] = True          # one sequence is all padding
+    return pad
+
+
+# ---- probes
+
+def ln_probes(rng):
+    d = int(rng.integers(5, 17))
+    g, b = randn(rng, d, scale=0.5) + 1, randn(rng, d, scale=0.5)
+    return [
+        Probe((randn(rng, 2, 3, d, scale=2) + 1, g, b, 1e-5), "(B, T, d) input, eps = 1e-5"),
+        Probe((randn(rng, 4, d, scale=0.05), g, b, 1e-2), "small activations, eps = 1e-2"),
+        Probe((randn(rng, 3, d), g, b, float(rng.choice([0.1, 0.5, 1.0]))), "large eps"),
+    ]
+
+
+def ffn_probes(rng):
+    d, d_ff = int(rng.integers(4, 9)), int(rng.integers(8, 20))
+    w1, b1 = linear(rng, d_ff, d)
+    w2, b2 = linear(rng, d, d_ff)
+    return [Probe((randn(rng, 2, int(rng.integers(2, 6)), d), w1, b1, w2, b2), "(B, T, d) input"),
+            Probe((randn(rng, 3, d), w1, b1, w2, b2), "(T, d) input")]
+
+
+def mha_probes(rng):
+    h = int(rng.choice([2, 4]))
+    d = h * int(rng.integers(2, 5))
+    b, tq, tk = int(rng.integers(2, 4)), int(rng.integers(3, 6)), int(rng.integers(3, 7))
+    w = mha_weights(rng, d)
+    x, mem = randn(rng, b, tq, d, scale=2), randn(rng, b, tk, d, scale=2)
+    causal = np.tril(np.ones((tq, tq), dtype=bool))
+    return [
+        Probe((x, x, *w, h, None), "self-attention, no mask"),
+        Probe((x, x, *w, h, causal), "self-attention, causal mask"),
+        Probe((x, mem, *w, h, None), "cross-attention (T_q ≠ T_k)"),
+        Probe((x, mem, *w, h, ~_padding(rng, b, tk)[:, None, None, :]),
+              "cross-attention with key padding, one sequence fully padded"),
+    ]
+
+
+def causal_probes(rng):
+    return [Probe((int(t),), f"t = {int(t)}") for t in (1, rng.integers(2, 5), rng.integers(5, 9))]
+
+
+def padding_probes(rng):
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    return [Probe((_padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
+            Probe((_padding(rng, b, t),), "one sequence fully padded")]
+
+
+def encoder_args(rng, b, t, h, d_head, d_ff, mask):
+    d = h * d_head
+    ln1 = (randn(rng, d, scale=0.3) + 1, randn(rng, d, scale=0.3))
+    ln2 = (randn(rng, d, scale=0.3) + 1, randn(rng, d, scale=0.3))
+    w1, b1 = linear(rng, d_ff, d)
+    w2, b2 = linear(rng, d, d_ff)
+    x = randn(rng, b, t, d, scale=1.5) + 0.5
+    return (x, mask, h, *ln1, *mha_weights(rng, d), *ln2, w1, b1, w2, b2)
+
+
+def encoder_probes(rng):
+    h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    pad = ~_padding(rng, b, t)[:, None, None, :]
+    return [Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
+            Probe(encoder_args(rng, b, t, h, d_head, d_ff, pad), "key padding, one sequence fully padded")]
+
+
+def greedy_probes(rng):
+    probes = []
+    for i in range(3):
+        seed = int(rng.integers(0, 10_000))
+        prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 5)))]
+        model = ref.tiny_lm(seed)
+        free = ref.greedy_decode(model.compile(), prompt, 8, eos_id=None)
+        # eos = the 3rd generated token, so decoding stops early (unless it already came up);
+        # the last probe never meets its eos and runs the full budget.
+        eos = free[len(prompt) + 2] if i < 2 else 12
+        probes.append(Probe((model, prompt, 8, eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
+    return probes
+
+
+def decoder_args(rng, b, t, s, h, d_head, d_ff, memory_mask):
+    d = h * d_head
+    norm = lambda: (randn(rng, d, scale=0.3) + 1, randn(rng, d, scale=0.3))  # noqa: E731
+    w1, b1 = linear(rng, d_ff, d)
+    w2, b2 = linear(rng, d, d_ff)
+    x, memory = randn(rng, b, t, d, scale=1.5) + 0.5, randn(rng, b, s, d, scale=1.5) - 0.5
+    return (x, memory, memory_mask, h, *norm(), *mha_weights(rng, d), *norm(), *mha_weights(rng, d),
+            *norm(), w1, b1, w2, b2)
+
+
+def decoder_probes(rng):
+    h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    s = t + int(rng.integers(1, 3))
+    pad = ~_padding(rng, b, s)[:, None, None, :]
+    return [Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
+            Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, pad),
+                  "memory padding mask, one source sequence fully padded")]
+
+
+def _logits(rng, *shape):
+    return randn(rng, *shape, scale=2.0)
+
+
+def probs_probes(rng):
+    v = int(rng.integers(8, 17))
+    probes = [Probe((_logits(rng, v), 1.0, None, None), "temperature 1, no filtering"),
+              Probe((_logits(rng, 2, v), 0.7, 4, None), "(2, V) logits, temperature 0.7, top-k 4")]
+    # Nucleus probes where the crossing token and the temperature's effect on the nucleus show.
+    for temperature, top_k, top_p, label in ((1.6, None, 0.75, "temperature 1.6, top-p 0.75"),
+                                             (0.6, 6, 0.6, "temperature 0.6, top-k 6, top-p 0.6")):
+        for _ in range(100):
+            logits = _logits(rng, v)
+            args = (logits, temperature, top_k, top_p)
+            if not np.allclose(ref.next_token_probs(*args), wrong.probs_nucleus_before_temperature(*args), atol=1e-3):
+                break
+        probes.append(Probe(args, label))
+    probes.append(Probe((_logits(rng, v), 0.0, None, None), "temperature 0 (greedy)"))
+    return probes
+
+
+def sample_probes(rng):
+    v = int(rng.integers(8, 13))
+    probes = []
+    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85)):
+        logits = randn(rng, v)
+        for _ in range(100):   # a seed whose first draw is not the argmax: sampling ≠ greedy shows
+            seed = int(rng.integers(0, 10_000))
+            if ref.sample_tokens(logits, temperature, top_k, top_p, seed, 1)[0] != int(np.argmax(logits)):
+                break
+        probes.append(Probe((logits, temperature, top_k, top_p, seed, 20),
+                            f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, 20 draws"))
+    return probes
+
+
+# The mistakes each beam-search probe must expose, each with its own answer (without eos the
+# length cannot matter and nothing finishes early).
+BEAM_EOS_SHOWS = ("beam_greedy", "beam_sums_probabilities", "beam_length_normalised", "beam_extends_finished")
+BEAM_NO_EOS_SHOWS = ("beam_greedy", "beam_sums_probabilities")
+
+
+def _memoised(model):
+    """The five searches below ask the same model for the same prefixes: compute each once."""
+    seen = {}
+
+    def cached(tokens):
+        key = tuple(int(t) for t in tokens)
+        if key not in seen:
+            seen[key] = model(list(key))
+        return seen[key]
+    return cached
+
+
+def _all_differ(searches, args) -> bool:
+    """Each search gives its own answer: every mistake shows, and is told from the others."""
+    seen = set()
+    for search in searches:
+        answer = tuple(search(*args))
+        if answer in seen:
+            return False
+        seen.add(answer)
+    return True
+
+
+def beam_probes(rng):
+    probes = []
+    for i in range(3):
+        prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 4)))]
+        width = int(rng.choice([2, 3]))
+        for _ in range(200):   # a tiny model on which every listed mistake gives another answer
+            seed = int(rng.integers(0, 10_000))
+            model = ref.tiny_lm(seed)
+            fn = _memoised(model.compile())
+            free = ref.greedy_decode(fn, prompt, 6, None)
+            eos = free[len(prompt) + 2] if i < 2 else None
+            if _all_differ([ref.beam_search] + [getattr(wrong, name) for name in
+                                                 (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
+                           (fn, prompt, width, 6, eos)):
+                break
+        probes.append(Probe((model, prompt, width, 6, eos),
+                            f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
+    return probes

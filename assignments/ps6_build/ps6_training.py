@@ -1,0 +1,179 @@
+"""PS6 part 10 — training the copy and 3-digit addition tasks of document 001.
+
+The probe sends a seed, a time budget and held-out inputs drawn for the student; the notebook's
+locked ``copy_task`` / ``addition_task`` trains with the student's ``train_copy`` /
+``train_addition`` inside the sandbox and returns plain predictions; the verdict is reached here:
+exact-match accuracy of the greedy outputs on the held-out inputs ≥ a threshold (``TaskAccuracy``).
+A failing model is placed in a symptom class, and its feedback names the likely mistake.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.judging.compare import Check, Comparator, type_name
+from autograder.spec import Misconception, Probe, Question
+
+import ps6_reference as ref
+import ps6_wrong as wrong
+
+
+def _as_int_array(value):
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iub":
+        return value.astype(np.int64)
+    return None
+
+
+def _rate(hits: np.ndarray) -> float:
+    return float(hits.mean()) if hits.size else 0.0
+
+
+@dataclass(frozen=True)
+class TaskAccuracy(Comparator):
+    """Exact match of a trained model's greedy outputs on held-out inputs.
+
+    Returned value: {"generated": (n, L) ints, "teacher_forced": (m, L) ints}; expected: the
+    truth {"generated", "teacher_forced", "decoder_input", …} (``ps6_reference``). Passes when
+    at least ``threshold`` of the n rows are generated exactly. A failing value is placed in a
+    *symptom* class from both halves (the teacher-forced predictions say what the model learned,
+    the generated ones what it does on its own); a known-wrong answer carries the truth it was
+    simulated from (``_expected``), and matches a value of the same class."""
+
+    threshold: float
+    chance_below: float  # teacher-forced token accuracy under this: the model did not learn
+    task: str = "copy"
+
+    def measure(self, got, expected) -> dict | str:
+        if not isinstance(got, dict) or "generated" not in got or "teacher_forced" not in got:
+            return (f"expected the dict that `{self.task}_task` returns, {{'generated': …, 'teacher_forced': …}}, "
+                    f"got {type_name(got)}")
+        out = {}
+        for key in ("generated", "teacher_forced"):
+            arr, exp = _as_int_array(got[key]), np.asarray(expected[key])
+            if arr is None:
+                return f"{key}: expected an integer array of token ids, got {type_name(got[key])}"
+            if arr.shape != exp.shape:
+                return f"{key}: shape {list(arr.shape)} where {list(exp.shape)} was expected"
+            out[key] = arr
+        gen, truth = out["generated"], np.asarray(expected["generated"])
+        rows = (gen == truth).all(1)
+        m = {"exact": _rate(rows), "tokens": _rate(gen == truth),
+             "tf": _rate(out["teacher_forced"] == np.asarray(expected["teacher_forced"])),
+             "echo": _rate(out["teacher_forced"] == np.asarray(expected["decoder_input"])),
+             "reversed": _rate((gen[:, ::-1] == truth).all(1))}
+        if "both_below_500" in expected:
+            inside = np.asarray(expected["both_below_500"], dtype=bool)
+            m["inside"], m["outside"] = _rate(rows[inside]), _rate(rows[~inside])
+        return m
+
+    def __call__(self, got, expected) -> Check:
+        m = self.measure(got, expected)
+        if isinstance(m, str):
+            return Check(False, m)
+        if m["exact"] >= self.threshold:
+            return Check(True)
+        n = len(np.asarray(expected["generated"]))
+        return Check(False, f"{100 * m['exact']:.1f} % of your {n} held-out examples were generated exactly "
+                            f"(at least {100 * self.threshold:g} % needed); tokens right: {100 * m['tokens']:.1f} % "
+                            f"when generating, {100 * m['tf']:.1f} % with teacher forcing")
+
+    def symptom(self, got, expected) -> str | None:
+        m = self.measure(got, expected)
+        if isinstance(m, str) or m["exact"] >= self.threshold:
+            return None
+        if m["echo"] >= 0.9:
+            return "unshifted_targets"
+        if self.task == "addition" and m["reversed"] >= 0.5:
+            return "reversed_digits"
+        if "inside" in m and m["inside"] >= 0.9 and m["outside"] < 0.5:
+            return "document_range"
+        if m["tf"] >= 0.9:
+            return "no_causal_mask"
+        if m["tf"] < self.chance_below:
+            return "untrained"
+        return "undertrained"
+
+    def matches(self, got, expected) -> bool:
+        """`expected` is a known-wrong answer's value: same symptom class on the same truth."""
+        truth = expected.get("_expected") if isinstance(expected, dict) else None
+        if truth is None:
+            return False
+        mine = self.symptom(got, truth)
+        return mine is not None and mine == self.symptom(expected, truth)
+
+
+COPY_BUDGET_S, ADDITION_BUDGET_S = 90.0, 180.0  # time_budget_s handed to train_copy / train_addition
+DECODE_S = 30.0  # on top of the budget: building the model, greedy decoding of the held-out inputs
+
+
+def copy_probes(rng):
+    seed = int(rng.integers(0, 2**31 - 1))
+    src = rng.integers(1, ref.COPY_VOCAB, size=(500, ref.COPY_LEN)).astype(np.int64)
+    tf_src = rng.integers(1, ref.COPY_VOCAB, size=(200, ref.COPY_LEN)).astype(np.int64)
+    tf_tgt = np.concatenate([np.full((200, 1), ref.COPY_BOS), tf_src], 1).astype(np.int64)
+    return [Probe((seed, COPY_BUDGET_S, src, tf_src, tf_tgt),
+                  f"500 held-out sequences (seed {seed}, time budget {COPY_BUDGET_S:g} s)")]
+
+
+def _addition_src(rng, n):
+    a, b = rng.integers(0, 1000, size=(2, n))
+    digits = lambda x: (x[:, None] // 10 ** np.arange(2, -1, -1)) % 10
+    return np.concatenate([digits(a), np.full((n, 1), ref.ADD_PLUS), digits(b)], 1).astype(np.int64)
+
+
+def addition_probes(rng):
+    import torch
+
+    seed = int(rng.integers(0, 2**31 - 1))
+    src, tf_src = _addition_src(rng, 1000), _addition_src(rng, 300)
+    tf_tgt = ref.addition_target(torch.from_numpy(tf_src)).numpy()
+    return [Probe((seed, ADDITION_BUDGET_S, src, tf_src, tf_tgt),
+                  f"1000 held-out sums (seed {seed}, time budget {ADDITION_BUDGET_S:g} s)")]
+
+
+def _training_misconceptions(task, extra=()):
+    w = lambda name: getattr(wrong, f"{task}_{name}")
+    train = f"train_{task}"
+    return (
+        Misconception("unshifted_targets", "Your model repeats its input token: it was trained to predict tgt[:, :-1] "
+                      "(the decoder's own input) instead of the next token tgt[:, 1:]. Feed tgt[:, :-1] to the "
+                      "decoder and compute the loss against tgt[:, 1:].", w("unshifted_targets")),
+        *extra,
+        Misconception("no_causal_mask", "Your model predicts the next token almost perfectly with teacher forcing "
+                      "but fails when it generates on its own: the decoder's self-attention needs the causal "
+                      "mask. Without it, position t sees token t + 1 of its input during training and learns to "
+                      "copy it — a token that does not exist yet when generating.", w("no_causal_mask")),
+        Misconception("untrained", "Your model did not learn the task (its next-token predictions are at chance "
+                      f"level): check that `{train}` really trains within time_budget_s — the loss should fall — "
+                      "that the optimizer steps on the model you return (zero_grad, backward, step), and the "
+                      "learning rate (~1e-3).", w("untrained")),
+        Misconception("undertrained", "Your model learned part of the task but generates too few examples exactly: "
+                      "train longer within time_budget_s (measure the time your steps take), check the "
+                      "learning-rate schedule, and stop on a validation set rather than a fixed number of steps.",
+                      w("undertrained")),
+    )
+
+
+TRAINING_QUESTIONS = [
+    Question(
+        grade_id="train_copy", answer="copy_task", title="Train: the copy task", points=3,
+        reference=ref.copy_truth, probes=copy_probes,
+        compare=TaskAccuracy(threshold=0.99, chance_below=0.25, task="copy"),
+        timeout_s=COPY_BUDGET_S + DECODE_S,
+        misconceptions=_training_misconceptions("copy"),
+    ),
+    Question(
+        grade_id="train_addition", answer="addition_task", title="Train: 3-digit addition", points=4,
+        reference=ref.addition_truth, probes=addition_probes,
+        compare=TaskAccuracy(threshold=0.95, chance_below=0.35, task="addition"),
+        timeout_s=ADDITION_BUDGET_S + DECODE_S,
+        misconceptions=_training_misconceptions("addition", extra=(
+            Misconception("reversed_digits", "Your sums come out reversed (least significant digit first) — "
+                          "fine for training, but generate them most significant digit first, as the targets "
+                          "are written.", wrong.addition_reversed_digits),
+            Misconception("document_range", "Your model adds right when a and b are both below 500 and fails "
+                          "otherwise: document 001 trains on a, b ≤ 499 only, the grader's operands range over "
+                          "0 … 999 — train on that range (`addition_data` draws it).",
+                          wrong.addition_document_range),
+        )),
+    ),
+]
