@@ -191,6 +191,38 @@ def test_model_to_device_moves_every_parameter_and_buffer(pos):
     torch.testing.assert_close(out.cpu(), greedy(model.cpu(), prefix.cpu(), 4))
 
 
+def _run_on_meta(model_cls, cfg):
+    """Forward (fast and math paths) and two KV-cached steps with model and inputs on the ``meta``
+    device. A tensor the model makes without the input's device lands on the CPU, and mixing it
+    with meta tensors raises: on a machine without a GPU this is how the CUDA path's placement is
+    checked (a .cuda() inside, or a mask built on the CPU, fails here as it would on a GPU)."""
+    model = model_cls(cfg).to("meta")
+    src = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    tgt = torch.zeros(2, 4, dtype=torch.long, device="meta")
+    for fast in (True, False):
+        out = model(src, tgt, fast=fast) if model_cls is EncoderDecoderTransformer else model(tgt, fast=fast)
+        assert out.device.type == "meta" and out.shape == (2, 4, cfg.vocab_size)
+    state = model.start_state(src)
+    model.step(tgt, state)
+    assert model.step(tgt[:, :1], state).shape == (2, 1, cfg.vocab_size)
+
+
+@pytest.mark.parametrize("model_cls", [EncoderDecoderTransformer, DecoderOnlyTransformer])
+@pytest.mark.parametrize("pos,convention", [(p, "half") for p in POSITIONS] + [("rope", "interleaved")])
+def test_every_tensor_follows_the_callers_device(model_cls, pos, convention):
+    _run_on_meta(model_cls, cfg_for(pos=pos, rope_convention=convention, pad_id=None))
+
+
+def test_the_device_check_catches_a_tensor_left_on_the_cpu(monkeypatch):
+    """The check above can fail: an ALiBi bias built without the input's device is caught."""
+    import solutions.model as model_module
+    from solutions.positional import alibi_bias
+
+    monkeypatch.setattr(model_module, "alibi_bias", lambda *a, device=None, **kw: alibi_bias(*a, **kw))
+    with pytest.raises(RuntimeError, match="device"):
+        _run_on_meta(DecoderOnlyTransformer, cfg_for(pos="alibi", pad_id=None))
+
+
 @pytest.mark.parametrize("masked", [False, True])
 def test_ps6_reference_encoder_layer_is_torch_pre_ln(masked):
     """PS6's functional reference (the weights arrive as arrays) equals nn.TransformerEncoderLayer."""
