@@ -28,6 +28,11 @@ def spread(model, std=0.3, seed=0):
     return model.eval()
 
 
+def teacher_forced(model, src, tgt, **kw):
+    """Logits for every target position: the decoder-only model reads the target alone."""
+    return model(src, tgt, **kw) if isinstance(model, EncoderDecoderTransformer) else model(tgt, **kw)
+
+
 @pytest.mark.parametrize("norm_first", [True, False])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_encoder_layer_matches_torch(norm_first, activation):
@@ -106,7 +111,7 @@ def test_kv_cache_gives_the_same_logits_as_recomputation(pos):
     src, tgt = torch.randint(1, 17, (2, 9)), torch.randint(1, 17, (2, 8))
     src[1, 6:] = 0  # padded source
     for model in (spread(EncoderDecoderTransformer(cfg)), spread(DecoderOnlyTransformer(cfg))):
-        full = model(src, tgt) if isinstance(model, EncoderDecoderTransformer) else model(tgt)
+        full = teacher_forced(model, src, tgt)
         state = model.start_state(src)
         chunks = [model.step(tgt[:, :3], state)] + [model.step(tgt[:, i:i + 1], state) for i in range(3, 8)]
         torch.testing.assert_close(torch.cat(chunks, dim=1), full, atol=ATOL, rtol=0)
@@ -191,16 +196,18 @@ def test_model_to_device_moves_every_parameter_and_buffer(pos):
     torch.testing.assert_close(out.cpu(), greedy(model.cpu(), prefix.cpu(), 4))
 
 
-def _run_on_meta(model_cls, cfg):
+def _run_on_meta(model_cls, **cfg):
     """Forward (fast and math paths) and two KV-cached steps with model and inputs on the ``meta``
     device. A tensor the model makes without the input's device lands on the CPU, and mixing it
     with meta tensors raises: on a machine without a GPU this is how the CUDA path's placement is
-    checked (a .cuda() inside, or a mask built on the CPU, fails here as it would on a GPU)."""
+    checked (a .cuda() inside, or a mask built on the CPU, fails here as it would on a GPU).
+    No pad_id: finding padding asks whether any token is padding, a value meta tensors lack."""
+    cfg = cfg_for(**cfg, pad_id=None)
     model = model_cls(cfg).to("meta")
     src = torch.zeros(2, 5, dtype=torch.long, device="meta")
     tgt = torch.zeros(2, 4, dtype=torch.long, device="meta")
     for fast in (True, False):
-        out = model(src, tgt, fast=fast) if model_cls is EncoderDecoderTransformer else model(tgt, fast=fast)
+        out = teacher_forced(model, src, tgt, fast=fast)
         assert out.device.type == "meta" and out.shape == (2, 4, cfg.vocab_size)
     state = model.start_state(src)
     model.step(tgt, state)
@@ -210,7 +217,7 @@ def _run_on_meta(model_cls, cfg):
 @pytest.mark.parametrize("model_cls", [EncoderDecoderTransformer, DecoderOnlyTransformer])
 @pytest.mark.parametrize("pos,convention", [(p, "half") for p in POSITIONS] + [("rope", "interleaved")])
 def test_every_tensor_follows_the_callers_device(model_cls, pos, convention):
-    _run_on_meta(model_cls, cfg_for(pos=pos, rope_convention=convention, pad_id=None))
+    _run_on_meta(model_cls, pos=pos, rope_convention=convention)
 
 
 def test_the_device_check_catches_a_tensor_left_on_the_cpu(monkeypatch):
@@ -220,7 +227,7 @@ def test_the_device_check_catches_a_tensor_left_on_the_cpu(monkeypatch):
 
     monkeypatch.setattr(model_module, "alibi_bias", lambda *a, device=None, **kw: alibi_bias(*a, **kw))
     with pytest.raises(RuntimeError, match="device"):
-        _run_on_meta(DecoderOnlyTransformer, cfg_for(pos="alibi", pad_id=None))
+        _run_on_meta(DecoderOnlyTransformer, pos="alibi")
 
 
 @pytest.mark.parametrize("masked", [False, True])
