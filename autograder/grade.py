@@ -20,6 +20,7 @@ from autograder.judge import QuestionResult, judge
 from autograder.notebook import NotebookError, integrity_flags, read_notebook
 from autograder.release import released_notebook
 from autograder.runner import execute
+from autograder.similarity.personal import personal_answers
 from autograder.suspicion import code_flags, wall_flags
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment
@@ -96,6 +97,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
         questions = _unanswered(assignment, "missing", sub.problem)
         record["error"] = sub.problem
     else:
+        record["notebook"] = str(sub.notebook)  # where `autograder similarity` finds the code
         stamp = sub.notebook.parent / "timestamp.txt"  # written by `nbgrader collect`
         if stamp.is_file():
             record["submitted_at"] = stamp.read_text(encoding="utf-8", errors="replace").strip()[:64]
@@ -118,6 +120,9 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 questions[q.grade_id] = res.to_json()
             record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
+            personal = personal_answers(assignment, run.outcomes)  # for `autograder similarity`
+            if personal:
+                record["personal_answers"] = personal
             walls = [*run.cell_errors.values(), *(o.reason for o in run.outcomes.values()),
                      *(r.get("error", "") for o in run.outcomes.values() for r in o.results)]
             suspicious = code_flags(nb.cells) + wall_flags(walls)
