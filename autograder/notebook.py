@@ -1,8 +1,9 @@
 """Reading a student's notebook in the trusted process: parse, never execute.
 
-The notebook is only JSON here. Code cells become plain Python source (IPython magics are
-rewritten by IPython's own text transformer, which does not run anything); nbgrader's
-autograded test cells are left out — their points come from the hidden probes, judged here.
+The notebook is only JSON here. Code cells are kept as the student wrote them, magics and
+``!`` lines included: the sandbox runs them through IPython's own shell, as a kernel would.
+nbgrader's autograded test cells are left out — their points come from the hidden probes,
+judged here.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class NotebookError(ValueError):
 @dataclass(frozen=True)
 class StudentNotebook:
     path: Path
-    cells: list[str]  # code to run, in notebook order
+    cells: list[str]  # cell sources to run, in notebook order (IPython syntax)
     labels: list[str]  # how a student finds each of those cells ("cell sdpa_impl", "cell 7")
     grade_ids: list[str]  # nbgrader grade_ids seen, in order (duplicates kept)
     sources: dict[str, str]  # grade_id -> source of the last cell carrying it
@@ -33,17 +34,6 @@ def _nbgrader_meta(cell: dict) -> dict:
     metadata = cell.get("metadata")
     meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     return meta if isinstance(meta, dict) else {}
-
-
-def _python_source(source: str) -> str:
-    if "%" not in source and "!" not in source:
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:  # leave it; the sandbox reports the syntax error for this cell
-        return source
 
 
 def read_notebook(path: Path) -> StudentNotebook:
@@ -82,7 +72,7 @@ def read_notebook(path: Path) -> StudentNotebook:
             sources[str(meta["grade_id"])] = _text(cell.get("source", ""))
         if cell.get("cell_type") != "code" or (meta.get("grade") and not meta.get("solution")):
             continue
-        cells.append(_python_source(_text(cell.get("source", ""))))
+        cells.append(_text(cell.get("source", "")))
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
     return StudentNotebook(path=path, cells=cells, labels=labels, grade_ids=grade_ids, sources=sources)
 

@@ -11,6 +11,7 @@ own process. This file imports nothing from ``autograder`` (the sandbox cannot s
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import resource
@@ -66,14 +67,24 @@ class _CappedStream(io.TextIOBase):
         return len(text)
 
 
-class _IPythonStub:
-    """Cells were rewritten by IPython's transformer; magics and shell escapes do nothing here."""
-
-    def run_line_magic(self, *a, **k):
+def _interactive_shell():
+    """IPython's own shell, the code path a Jupyter kernel runs a cell through: input
+    transformers, line and cell magics, ``display``, ``get_ipython()``, ``_``/``Out``, ``!``
+    lines. Built once in the warm worker, never used there: each forked child inherits a
+    pristine copy and runs one student's cells in it. No history database (no thread, no file)."""
+    try:
+        from traitlets.config import Config
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:  # pragma: no cover - IPython ships with ipykernel, a dependency
         return None
+    config = Config()
+    config.HistoryManager.enabled = False
+    config.InteractiveShell.colors = "nocolor"
+    config.InteractiveShell.xmode = "Plain"
+    return InteractiveShell.instance(config=config)
 
-    run_cell_magic = run_line_magic
-    system = getoutput = run_line_magic
+
+SHELL = None  # set in main(); None when IPython is missing (plain exec, no magics)
 
 
 def _describe(exc: BaseException) -> str:
@@ -176,7 +187,7 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
             os._exit(0)
         wire.write_message(res_w, message)
 
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": _IPythonStub}
+    sys.path.insert(0, "")  # as in a kernel: modules written into the working dir import
     skip = set(job.get("skip_cells", ()))
     for index, source in enumerate(job["cells"]):
         if index in skip:
@@ -185,18 +196,23 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         status, error = "ok", None
         try:
             _alarm(job["cell_timeout_s"])
-            exec(compile(source, f"<cell {index}>", "exec"), namespace)
-        except SoftTimeout:
-            status, error = "timeout", f"the cell ran for more than {job['cell_timeout_s']:g} s"
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-            status, error = "error", _describe(exc)
+            failure = _run_cell(source, index)
+        except BaseException as exc:  # SoftTimeout, or raised outside the student's code
+            failure = exc
         finally:
             _alarm(0)
+        if isinstance(failure, SoftTimeout):
+            status, error = "timeout", f"the cell ran for more than {job['cell_timeout_s']:g} s"
+        elif failure is not None:
+            status, error = "error", _describe(failure)
         send({"cell": index, "status": status, "error": error})
 
-    for q in job["questions"]:
-        send({"q": q["id"], "status": "start"})
-        send(_answer_question(q, namespace))
+    namespace = SHELL.user_ns if SHELL is not None else _PLAIN_NAMESPACE
+    trap = SHELL.builtin_trap if SHELL is not None else contextlib.nullcontext()
+    with trap:  # answers run as if called from a cell: `display`, `get_ipython` in builtins
+        for q in job["questions"]:
+            send({"q": q["id"], "status": "start"})
+            send(_answer_question(q, namespace))
     send({"done": True})
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -204,6 +220,22 @@ def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
         except BaseException:
             pass
     os._exit(0)
+
+
+_PLAIN_NAMESPACE = {"__name__": "__main__", "__builtins__": __builtins__}
+
+
+def _run_cell(source: str, index: int) -> BaseException | None:
+    """Run one cell as a kernel would; the exception it ended with, if any (SystemExit
+    included: a kernel survives it and reports the cell as failed)."""
+    if SHELL is None:
+        try:
+            exec(compile(source, f"<cell {index}>", "exec"), _PLAIN_NAMESPACE)
+        except BaseException as exc:
+            return exc
+        return None
+    result = SHELL.run_cell(source, store_history=True)
+    return result.error_before_exec or result.error_in_exec
 
 
 def _answer_question(q: dict, namespace: dict) -> dict:
@@ -398,6 +430,8 @@ def main() -> None:
     reply_fd = os.dup(1)
     os.dup2(2, 1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    global SHELL
+    SHELL = _interactive_shell()
     baseline_vm = _virtual_memory()
     wire.write_message(reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE,
                                   "torch": getattr(torch, "__version__", None)})

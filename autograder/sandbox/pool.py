@@ -100,8 +100,16 @@ def bwrap_command(threads: int) -> list[str]:
             cmd += ["--cap-add", cap]
     for key, value in {**_sandbox_env(threads), "AUTOGRADER_PID_NS": "1"}.items():
         cmd += ["--setenv", key, value]
-    cmd += ["--chdir", "/tmp", sys.executable, "-I", f"{SANDBOX_HARNESS}/harness.py"]
+    cmd += ["--chdir", "/tmp", sandbox_python(), "-I", f"{SANDBOX_HARNESS}/harness.py"]
     return cmd
+
+
+def sandbox_python() -> str:
+    """The interpreter by a path that exists inside the sandbox: the directories resolved
+    (a venv reached through a symlink, ``venv-link/bin/python``, is bound at its real path),
+    the file name kept (resolving ``bin/python`` itself would leave the venv)."""
+    return os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(sys.executable))),
+                        os.path.basename(sys.executable))
 
 
 class WorkerDied(RuntimeError):
@@ -118,6 +126,7 @@ class Worker:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._scratch: str | None = None
+        self._stderr = None
         self.restarts = 0
 
     # -- life cycle
@@ -129,12 +138,30 @@ class Worker:
             os.chmod(self._scratch, 0o711)
             cmd = [sys.executable, "-I", str(HARNESS_DIR / "harness.py")]
             env, cwd = _sandbox_env(self.config.threads), self._scratch
+        # The worker's stderr goes to a file read only when it fails to start: a worker that
+        # cannot start says why (the sandbox's own error, a missing module) instead of dying mute.
+        self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, env=env, cwd=cwd,
+                                      stderr=self._stderr, env=env, cwd=cwd,
                                       start_new_session=True)
-        hello = self._read()
+        try:
+            hello = self._read()
+        except (WorkerDied, wire.WireError) as exc:
+            hello = exc
         if not (isinstance(hello, dict) and hello.get("ready")):
-            raise WorkerDied(f"sandbox worker did not start ({self.mode})")
+            self._proc.kill()
+            self._proc.wait()
+            raise WorkerDied(f"the sandbox worker ({self.mode}) did not start: {self._stderr_tail()}\n"
+                             f"command: {' '.join(cmd)}")
+        self._stderr.truncate(0)  # from here on it only collects noise; keep it small
+
+    def _stderr_tail(self, limit: int = 2000) -> str:
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return "(its error output could not be read)"
+        return text[-limit:] or "(it wrote nothing to stderr)"
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
@@ -151,11 +178,14 @@ class Worker:
         if self._scratch:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
 
     def _read(self):
         msg = wire.read_message(self._proc.stdout.fileno(), max_bytes=512 << 20)
         if msg is None:
-            raise WorkerDied("sandbox worker exited")
+            raise WorkerDied(f"sandbox worker exited: {self._stderr_tail()}")
         return msg
 
     # -- work
