@@ -1,0 +1,419 @@
+"""Mutation analysis: are a question's hidden probes strong enough to reject every wrong answer?
+
+For each function question, mutants of the reference are made (see
+``autograder.mutation_operators``): single-site source mutants of the reference and of the
+course functions it calls (``solutions/``, the problem set's own modules), installed by
+swapping the function in every module namespace that holds it; argument mutants that ignore
+one argument (keeping its default, or the visible example's value, or positions 0..T-1); and
+the hand-written mutants a problem set lists in ``EXTRA_MUTANTS`` (PS5's weak testers).
+
+A mutant is *killed* when the verdict (``autograder.judge.judge``) rejects it on the hidden
+probes of every self-test student. A mutant that is not killed but differs from the
+reference somewhere — on another student's probes, or on a broad sample (the probe generator
+under many seeds, the visible examples, and those inputs with a scalar argument changed or a
+default passed explicitly) — *survives*: a wrong answer some student could hand in and pass.
+One that never differs is *equivalent* and not counted.
+
+A problem set's ``questions.py`` may name accepted survivors, with the reason, in
+``ACCEPTED_MUTANTS = {grade_id: {mutant name: reason}}`` and exempt questions in
+``MUTATION_EXEMPT = {grade_id: reason}``.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import inspect
+import signal
+import sys
+import threading
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from autograder.mutation_operators import source_mutants
+from autograder.spec import REPO_ROOT, Assignment, Probe, Question
+
+SAMPLE_SEEDS = 12  # probe-generator seeds in the broad sample
+MAX_MUTANTS = 160  # per question; beyond, an evenly spaced selection (stable)
+CALL_TIMEOUT_S = 5.0  # one mutant on one student's probes; past it the mutant counts as killed
+CALLEE_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    function: Callable  # what the student would have written (same signature as the reference)
+    install: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
+    site: tuple[str, int] | None = None  # (file, line) changed; a line no input runs is equivalent
+
+
+@dataclass
+class MutationResult:
+    grade_id: str
+    killed: list[str] = field(default_factory=list)
+    survived: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)
+    accepted: dict[str, str] = field(default_factory=dict)  # survivor -> reason
+    generated: int = 0
+
+    @property
+    def non_equivalent(self) -> int:
+        return len(self.killed) + len(self.survived)
+
+    @property
+    def unaccepted(self) -> list[str]:
+        return [m for m in self.survived if m not in self.accepted]
+
+    @property
+    def score(self) -> float:
+        return len(self.killed) / self.non_equivalent if self.non_equivalent else 1.0
+
+    def problems(self) -> list[str]:
+        out = [f"{self.grade_id}: mutant survives the hidden probes: {m}" for m in self.unaccepted]
+        accepted = [m for m in self.survived if m in self.accepted]
+        if self.non_equivalent and len(accepted) > 0.05 * self.non_equivalent:
+            out.append(f"{self.grade_id}: {len(accepted)} accepted survivors — more than 5 % of "
+                       f"{self.non_equivalent} mutants")
+        return out
+
+    def summary(self) -> str:
+        text = (f"mutation {self.grade_id}: {len(self.killed)}/{self.non_equivalent} killed "
+                f"({100 * self.score:.0f} %), {len(self.equivalent)} equivalent")
+        if self.generated > len(self.killed) + len(self.survived) + len(self.equivalent):
+            text += f", {self.generated} generated"
+        return text
+
+
+# ---------------------------------------------------------------- targets and installation
+
+def _in_course(function, roots: tuple[Path, ...]) -> bool:
+    try:
+        path = Path(inspect.getsourcefile(function) or "").resolve()
+    except TypeError:
+        return False
+    return any(root in path.parents for root in roots)
+
+
+def _called_functions(function) -> Iterator[Callable]:
+    """Plain functions named in ``function``'s body: globals, ``module.attr``, local imports."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return
+    namespace = function.__globals__
+    for node in ast.walk(tree):
+        value = None
+        if isinstance(node, ast.Name):
+            value = namespace.get(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner = namespace.get(node.value.id)
+            value = getattr(owner, node.attr, None) if isinstance(owner, types.ModuleType) else None
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            with contextlib.suppress(ImportError):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    yield from _functions(getattr(module, alias.name, None))
+        yield from _functions(value)
+
+
+def _functions(value) -> Iterator[Callable]:
+    if isinstance(value, types.FunctionType):
+        yield value
+
+
+def mutation_targets(reference, roots: tuple[Path, ...]) -> list[Callable]:
+    """The reference and the course functions it calls, to CALLEE_DEPTH levels, in call order."""
+    seen, order, frontier = {id(reference)}, [reference], [reference]
+    for _ in range(CALLEE_DEPTH):
+        nxt = []
+        for fn in frontier:
+            for callee in _called_functions(fn):
+                if id(callee) not in seen and _in_course(callee, roots):
+                    seen.add(id(callee))
+                    order.append(callee)
+                    nxt.append(callee)
+        frontier = nxt
+    return order
+
+
+@contextlib.contextmanager
+def _swapped(original, replacement, namespaces: list[dict]):
+    """Every name bound to ``original`` in these namespaces points at ``replacement``."""
+    changed = []
+    try:
+        for ns in namespaces:
+            for key, value in list(ns.items()):
+                if value is original:
+                    ns[key] = replacement
+                    changed.append((ns, key))
+        yield
+    finally:
+        for ns, key in changed:
+            ns[key] = original
+
+
+def _source_mutants(reference, roots) -> list[Mutant]:
+    targets = mutation_targets(reference, roots)
+    namespaces = list({id(ns): ns for ns in (t.__globals__ for t in targets)}.values())
+    mutants = []
+    for target in targets:
+        for m in source_mutants(target):
+            site = (target.__code__.co_filename, m.line)
+            if target is reference:
+                mutants.append(Mutant(m.name, m.function, site=site))
+            else:
+                install = (lambda o=target, r=m.function: _swapped(o, r, namespaces))
+                mutants.append(Mutant(m.name, reference, install, site))
+    return mutants
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+@contextlib.contextmanager
+def _recording_lines(functions, into: set):
+    """Adds (file, line) of every line of ``functions`` (and their nested code) that runs."""
+    codes = {c for f in functions for c in _code_objects(f.__code__)}
+
+    def local(frame, event, arg):
+        if event == "line":
+            into.add((frame.f_code.co_filename, frame.f_lineno))
+        return local
+
+    def on_call(frame, event, arg):
+        return local if frame.f_code in codes else None
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+def _forcing(reference, index: int, name: str, value) -> Callable:
+    signature = inspect.signature(reference)
+
+    def mutant(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.arguments[name] = value
+        return reference(*bound.args, **bound.kwargs)
+    return mutant
+
+
+def _arange_like(value):
+    import torch
+
+    n = value.shape[-1]
+    return torch.arange(n).expand(value.shape).clone() if hasattr(value, "expand") else np.arange(n)
+
+
+def _positions_mutant(reference, name: str) -> Callable:
+    signature = inspect.signature(reference)
+
+    def mutant(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        if bound.arguments.get(name) is not None:
+            bound.arguments[name] = _arange_like(bound.arguments[name])
+        return reference(*bound.args, **bound.kwargs)
+    return mutant
+
+
+def argument_mutants(q: Question) -> list[Mutant]:
+    """Answers that ignore one argument: keep its default, the visible example's value, or
+    (for positions) 0..T-1."""
+    mutants = []
+    params = [p for p in inspect.signature(q.reference).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for index, p in enumerate(params):
+        if p.default is not inspect.Parameter.empty:
+            mutants.append(Mutant(f"ignores `{p.name}` (keeps the default {p.default!r})",
+                                  _forcing(q.reference, index, p.name, p.default)))
+        shown = {repr(v.args[index]) for v in q.visible if index < len(v.args)
+                 and isinstance(v.args[index], (bool, int, float, type(None)))}
+        if len(shown) == 1 and len(q.visible) == sum(index < len(v.args) for v in q.visible):
+            value = q.visible[0].args[index]
+            if p.default is inspect.Parameter.empty or repr(p.default) != repr(value):
+                mutants.append(Mutant(f"ignores `{p.name}` (uses the visible example's {value!r})",
+                                      _forcing(q.reference, index, p.name, value)))
+        if "position" in p.name or p.name in ("pos", "positions"):
+            mutants.append(Mutant(f"ignores `{p.name}` (assumes positions 0..T-1)",
+                                  _positions_mutant(q.reference, p.name)))
+    return mutants
+
+
+# ---------------------------------------------------------------- running
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _Timeout()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass(frozen=True)
+class _CachedQuestion(Question):
+    """The question with its expected values computed once, before any mutant is installed
+    (an installed mutant also changes what the reference computes)."""
+
+    cache: dict = field(default_factory=dict)
+
+    def expected(self, probe: Probe):
+        return self.cache[id(probe)]
+
+
+def _perturbed(q: Question, probe: Probe) -> list[Probe]:
+    """The probe with one scalar argument changed, or one omitted default passed explicitly."""
+    out = []
+    params = [p for p in inspect.signature(q.reference).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i, arg in enumerate(probe.args):
+        changed = _changed_scalar(arg)
+        if changed is not None:
+            out.append(Probe(probe.args[:i] + (changed,) + probe.args[i + 1:], f"{probe.label} (arg {i} changed)",
+                             dict(probe.kwargs)))
+    for p in params[len(probe.args):]:
+        changed = _changed_scalar(p.default) if p.default is not inspect.Parameter.empty else None
+        if changed is not None and p.name not in probe.kwargs:
+            out.append(Probe(probe.args, f"{probe.label} ({p.name} given)", {**probe.kwargs, p.name: changed}))
+    return out
+
+
+def _changed_scalar(value):
+    if isinstance(value, (bool, np.bool_)):
+        return not value
+    if isinstance(value, (int, np.integer)):
+        return int(value) + 1
+    if isinstance(value, (float, np.floating)):
+        return float(value) * 1.5 if value else 0.5
+    return None
+
+
+def _sample(q: Question, seeds: int) -> list[Probe]:
+    probes = list(q.visible)
+    for seed in range(seeds):
+        probes.extend(q.probes(np.random.default_rng(10_000 + seed)))
+    return probes + [p for probe in probes for p in _perturbed(q, probe)]
+
+
+class _Analysis:
+    def __init__(self, q: Question, assignment: Assignment, seeds: int, targets: list):
+        from autograder.selftest import SELFTEST_STUDENTS
+
+        self.q = q
+        self.students = {s: q.probes_for(s, assignment) for s in SELFTEST_STUDENTS}
+        cache, self.lines_run, self.sample = {}, set(), []
+        sample = _sample(q, seeds)
+        with _recording_lines(targets, self.lines_run):
+            for probes in self.students.values():
+                for p in probes:
+                    cache[id(p)] = q.expected(p)
+            for p in sample:
+                try:
+                    with _time_limit(CALL_TIMEOUT_S):
+                        cache[id(p)] = q.expected(p)
+                except Exception:  # noqa: BLE001 - an input outside the reference's domain
+                    continue
+                self.sample.append(p)
+        fields = {f.name: getattr(q, f.name) for f in dataclasses.fields(Question)}
+        self.cached = _CachedQuestion(**{**fields, "misconceptions": ()}, cache=cache)
+
+    def rejected(self, probes: list[Probe], function) -> bool:
+        from autograder.judge import judge
+        from autograder.selftest import known_wrong_outcome
+
+        try:
+            with _time_limit(CALL_TIMEOUT_S):
+                outcome = known_wrong_outcome(self.cached, probes, function)
+        except _Timeout:
+            return True  # the grader's time limit rejects it too
+        return judge(self.cached, probes, outcome).status != "passed"
+
+    def classify(self, mutant: Mutant) -> str:
+        if mutant.site is not None and mutant.site not in self.lines_run:
+            return "equivalent"  # no valid input reaches the changed line
+        with mutant.install():
+            passing = [s for s, probes in self.students.items() if not self.rejected(probes, mutant.function)]
+            if not passing:
+                return "killed"
+            if len(passing) < len(self.students):
+                return "survived"
+            for start in range(0, len(self.sample), 8):
+                if self.rejected(self.sample[start:start + 8], mutant.function):
+                    return "survived"
+        return "equivalent"
+
+
+def _spaced(items: list, limit: int) -> list:
+    if len(items) <= limit:
+        return items
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
+
+
+def _roots(assignment: Assignment) -> tuple[Path, ...]:
+    return (REPO_ROOT / "solutions", assignment.source_dir.resolve())
+
+
+def question_mutants(q: Question, assignment: Assignment, extra: dict | None = None) -> list[Mutant]:
+    roots = _roots(assignment)
+    mutants = argument_mutants(q) + _spaced(_source_mutants(q.reference, roots), MAX_MUTANTS)
+    mutants += [Mutant(name, fn) for name, fn in (extra or {}).items()]
+    unique = {}
+    for m in mutants:
+        unique.setdefault(m.name, m)
+    return list(unique.values())
+
+
+def analyse_question(q: Question, assignment: Assignment, *, seeds: int = SAMPLE_SEEDS,
+                     extra: dict | None = None, accepted: dict | None = None) -> MutationResult:
+    analysis = _Analysis(q, assignment, seeds, mutation_targets(q.reference, _roots(assignment)))
+    result = MutationResult(q.grade_id, accepted=dict(accepted or {}))
+    mutants = question_mutants(q, assignment, extra)
+    result.generated = len(mutants)
+    for mutant in mutants:
+        getattr(result, {"killed": "killed", "survived": "survived", "equivalent": "equivalent"}[
+            analysis.classify(mutant)]).append(mutant.name)
+    return result
+
+
+def spec_module(assignment: Assignment):
+    return sys.modules.get(f"_assignment_{assignment.name}")
+
+
+def function_questions(assignment: Assignment) -> list[Question]:
+    exempt = getattr(spec_module(assignment), "MUTATION_EXEMPT", {})
+    return [q for q in assignment.questions if q.call and q.probes is not None and q.grade_id not in exempt]
+
+
+def analyse(assignment: Assignment, *, seeds: int = SAMPLE_SEEDS, only: str | None = None) -> list[MutationResult]:
+    module = spec_module(assignment)
+    extra = getattr(module, "EXTRA_MUTANTS", {})
+    accepted = getattr(module, "ACCEPTED_MUTANTS", {})
+    return [analyse_question(q, assignment, seeds=seeds, extra=extra.get(q.grade_id),
+                             accepted=accepted.get(q.grade_id))
+            for q in function_questions(assignment) if only in (None, q.grade_id)]
