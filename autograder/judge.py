@@ -3,14 +3,18 @@
 A question passes when every probe's returned value matches ``reference(*probe.args)`` under
 the question's comparator (all-or-nothing per question, as nbgrader grades a test cell). A
 failing answer is compared with each known-wrong implementation; when one reproduces what the
-student returned, the feedback names that misconception instead of a bare "wrong".
+student returned, the feedback names that misconception instead of a bare "wrong"; when none
+does, ``judging.diagnose`` looks for how the values relate to the reference (a factor, a sign,
+axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
+(``public_label``, ``without_hidden_names``).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 from autograder.runner import Outcome
-from autograder.spec import Probe, Question, as_args, to_plain
+from autograder.spec import FunctionSource, Probe, Question, as_args, to_plain
 
 
 @dataclass
@@ -20,13 +24,28 @@ class QuestionResult:
     status: str  # passed | failed | error | timeout | missing
     feedback: str
     misconception: str | None = None
+    diagnosis: str | None = None  # the kind found by judging.diagnose when no misconception matched
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def _label(probe: Probe, index: int) -> str:
-    return probe.label or f"probe {index + 1}"
+def public_label(probe: Probe, index: int) -> str:
+    """The probe's label as a student may read it: no seed, no name of a hidden function."""
+    label = probe.label or f"probe {index + 1}"
+    if any(isinstance(a, FunctionSource) and a.name in label for a in probe.args):
+        return f"probe {index + 1}"
+    label = re.sub(r"\bseed\s*=?\s*-?\d+\s*,\s*", "", label)
+    label = re.sub(r",?\s*\bseed\s*=?\s*-?\d+", "", label)
+    label = re.sub(r"\b(model)\s+\d+", r"\1", label)
+    return label.replace("()", "").strip() or f"probe {index + 1}"
+
+
+def without_hidden_names(text: str, probes: list[Probe]) -> str:
+    """Error messages from the student's code may quote a hidden probe function's name."""
+    for name in {a.name for p in probes for a in p.args if isinstance(a, FunctionSource)}:
+        text = re.sub(rf"\b{re.escape(name)}\b", "the probe's function", text)
+    return text
 
 
 def _error_type(text: str) -> str:
@@ -61,15 +80,15 @@ def matching_misconception(question: Question, probes: list[Probe], items: list[
 def judge(question: Question, probes: list[Probe], outcome: Outcome) -> QuestionResult:
     points = float(question.points)
 
-    def result(status: str, feedback: str, mis=None) -> QuestionResult:
+    def result(status: str, feedback: str, mis=None, diagnosis=None) -> QuestionResult:
         score = points if status == "passed" else 0.0
-        return QuestionResult(score, points, status, feedback, mis)
+        return QuestionResult(score, points, status, without_hidden_names(feedback, probes), mis, diagnosis)
 
     if outcome.status in ("missing", "error", "timeout") and not outcome.results:
         return result(outcome.status, outcome.reason)
     values, failures = [], []
     for index, (probe, item) in enumerate(zip(probes, outcome.results)):
-        where = _label(probe, index)
+        where = public_label(probe, index)
         if "timeout" in item:
             return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
         if "error" in item:
@@ -90,5 +109,15 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
     mis = matching_misconception(question, probes, values)
     if mis is not None:
         return result("failed", mis.feedback, mis.name)
+    found = _diagnosis(question, probes, values)
+    if found is not None:
+        return result("failed", f"`{question.answer}` does not match the reference: {found.feedback}",
+                      diagnosis=found.kind)
     shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
     return result("failed", f"`{question.answer}` does not match the reference — {shown}")
+
+
+def _diagnosis(question: Question, probes: list[Probe], items: list[dict]):
+    from autograder.judging.diagnose import diagnose
+
+    return diagnose(question, probes, [item["value"] for item in items])
