@@ -44,18 +44,26 @@ def cmd_grade(args) -> int:
     from autograder.spec import load_assignment
     from autograder.storage import OutputBusy
 
+    from autograder.intake import IntakeError, collect
+
     assignment = load_assignment(args.problem_set)
-    if not Path(args.submissions).is_dir():
-        print(f"no such submissions folder: {args.submissions}", file=sys.stderr)
-        return 2
+    out = Path(args.out)
     try:
-        results = grade_cohort(assignment, Path(args.submissions), Path(args.out), workers=args.workers,
+        intake = collect(Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern,
+                         roster=args.roster)
+    except IntakeError as exc:
+        print(f"autograder grade: {exc}", file=sys.stderr)
+        return 2
+    print(intake.summary(), file=sys.stderr)
+    for note in intake.notes[:20]:
+        print(f"  note: {note}", file=sys.stderr)
+    try:
+        results = grade_cohort(assignment, Path(args.submissions), out, workers=args.workers,
                                force=args.force, sandbox=_sandbox(args), scheduler=args.scheduler,
-                               progress=not args.quiet)
+                               progress=not args.quiet, submissions=intake.submissions)
     except (OutputBusy, GradingIncomplete) as exc:
         print(exc, file=sys.stderr)
         return 2
-    out = Path(args.out)
     exports.write_feedback_pages(assignment, results, out / "feedback")
     if args.csv:
         exports.write_csv(assignment, results, Path(args.csv))
@@ -63,12 +71,23 @@ def cmd_grade(args) -> int:
         exports.write_junit(assignment, results, Path(args.junit))
     if args.gradescope:
         exports.write_gradescope(assignment, results, Path(args.gradescope))
+    if args.canvas:
+        from autograder.lms_export import write_canvas_csv
+
+        write_canvas_csv(assignment, results, Path(args.canvas), roster=args.roster, column=args.canvas_column)
     if args.db:
         from autograder.gradebook import record_results
 
-        record_results(assignment, results, args.db)
+        record_results(assignment, results, args.db, students=intake.graded_students,
+                       course_id=args.course_id,
+                       notebooks={s.student: s.notebook for s in intake.submissions if s.notebook})
     print(exports.table(assignment, results))
     print(f"results: {out / 'results.json'}")
+    if intake.unmatched:
+        print(f"{len(intake.unmatched)} entries were not matched to a student (not graded):", file=sys.stderr)
+        for line in intake.unmatched[:50]:
+            print(f"  {line}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -92,9 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto",
                        help="bubblewrap when usable (auto), or rlimits only (weaker)")
 
-    p = sub.add_parser("grade", help="grade SUBMISSIONS_DIR/{student}/{PS}/*.ipynb")
+    p = sub.add_parser("grade", help="grade SUBMISSIONS (nbgrader layout, a folder of notebooks, an LMS export)")
     p.add_argument("problem_set", metavar="PS")
-    p.add_argument("submissions", metavar="SUBMISSIONS_DIR")
+    p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or LMS zip (see README: Intake)")
     p.add_argument("--out", required=True, metavar="OUT_DIR")
     grading_options(p)
     p.add_argument("--force", action="store_true", help="re-grade submissions already graded")
@@ -103,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE")
     p.add_argument("--junit", metavar="FILE")
     p.add_argument("--gradescope", metavar="FILE")
+    p.add_argument("--canvas", metavar="FILE", help="Canvas gradebook CSV to import")
+    p.add_argument("--canvas-column", metavar="TITLE",
+                   help='the Canvas assignment column, e.g. "PS1 (4567)" (default: the problem set name)')
+    p.add_argument("--roster", metavar="CSV", help="course roster: student ids and their LMS ids, names, e-mails")
+    p.add_argument("--id-pattern", metavar="REGEX",
+                   help="flat folder: student id from the file name, group (?P<id>...)")
+    p.add_argument("--course-id", metavar="ID",
+                   help="gradebook course (default: nbgrader_config.py's CourseDirectory.course_id)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_grade)
 

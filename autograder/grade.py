@@ -55,11 +55,26 @@ def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
     return found
 
 
+def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
+    """Every file whose change can change a verdict: the problem set's modules (questions.py and
+    the references, mistakes and probes beside it), the reference package ``solutions/`` and the
+    grader's comparators."""
+    import importlib.util
+
+    roots = [("ps", assignment.source_dir), ("judging", Path(__file__).parent / "judging")]
+    spec = importlib.util.find_spec("solutions")  # located, not imported
+    if spec is not None and spec.submodule_search_locations:
+        roots += [("solutions", Path(p)) for p in spec.submodule_search_locations]
+    files = [(f"{tag}/{path.relative_to(root).as_posix()}", path)
+             for tag, root in roots for path in root.rglob("*.py") if "__pycache__" not in path.parts]
+    return sorted(files) + [("judge.py", Path(__file__).parent / "judge.py")]
+
+
 def spec_fingerprint(assignment: Assignment) -> str:
-    """Changes to any spec file of the problem set (questions.py and its siblings) re-grade."""
+    """Changes to the spec, the reference code or the comparators re-grade (see verdict_sources)."""
     h = hashlib.sha256()
-    for path in sorted(assignment.source_dir.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for name, path in verdict_sources(assignment):
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -165,12 +180,13 @@ class Progress:
 
 def grade_cohort(assignment: Assignment, submissions_dir: Path, out_dir: Path, *, workers: int = 2,
                  force: bool = False, sandbox: SandboxConfig | None = None, progress: bool = True,
-                 scheduler: str | None = None) -> dict:
+                 scheduler: str | None = None, submissions: list[Submission] | None = None) -> dict:
+    """Grade ``submissions`` (from ``autograder.intake``), or else what ``discover`` finds."""
     out_dir = Path(out_dir)
     store = storage.ResultStore(out_dir)
     _single_threaded_reference()
     with store.locked():
-        subs = discover(Path(submissions_dir), assignment)
+        subs = list(submissions) if submissions is not None else discover(Path(submissions_dir), assignment)
         spec_hash = spec_fingerprint(assignment)
         todo = []
         for sub in subs:
