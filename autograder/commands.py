@@ -2,5 +2,7 @@
 from __future__ import annotations
 
 from autograder import bench, gradescope, report, selftest, validate
+from autograder.similarity import command as similarity
 
-REGISTRY: list = [selftest.register, validate.register, bench.register, report.register, gradescope.register]
+REGISTRY: list = [selftest.register, validate.register, bench.register, report.register, gradescope.register,
+                  similarity.register]

@@ -178,7 +178,8 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
     ]
 
 
-def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool) -> str:
+def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool,
+                similarity: str = "") -> str:
     e = html.escape
     name = results.get("assignment", "")
     parts = [f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(name)} — cohort report</title>',
@@ -220,11 +221,12 @@ def render_page(results: dict, stats: list[QuestionStats], has_misconception_plo
                          f'<td class="id">{e(s.grade_id)}</td><td class="name">{e(m.name)}</td>'
                          f'<td class="num count">{m.count}</td><td class="feedback">{e(m.feedback)}</td></tr>'
                          for s, m in miscs) + "</table>")
+    parts.append(similarity)  # the similarity section (autograder.similarity.command.report_section)
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def write_report(results: dict, folder: Path, assignment=None) -> Path:
+def write_report(results: dict, folder: Path, assignment=None, similarity: str = "") -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stats = question_stats(results, assignment)
@@ -234,7 +236,7 @@ def write_report(results: dict, folder: Path, assignment=None) -> Path:
         plot_questions(stats, folder / "questions.png")
         has_misc_plot = plot_misconceptions(stats, folder / "misconceptions.png")
     page = folder / "index.html"
-    page.write_text(render_page(results, stats, has_misc_plot), encoding="utf-8")
+    page.write_text(render_page(results, stats, has_misc_plot, similarity), encoding="utf-8")
     return page
 
 
@@ -251,7 +253,10 @@ def cmd_report(args) -> int:
     if results.get("assignment") != assignment.name:
         print(f"{path} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
         return 2
-    page = write_report(results, Path(args.out_dir) / "report", assignment)
+    from autograder.similarity.command import report_section
+
+    similarity = report_section(assignment, Path(args.out_dir)) if results["students"] else ""
+    page = write_report(results, Path(args.out_dir) / "report", assignment, similarity)
     print(f"report: {page}")
     return 0
 

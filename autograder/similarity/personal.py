@@ -57,10 +57,10 @@ class PersonalFlag:
 
     def text(self) -> str:
         if self.example_id:
-            return (f"`{self.grade_id}` was computed for the release's example id "
-                    f"{EXAMPLE_STUDENT_ID!r}, not for {self.student!r} (run outside JupyterHub?)")
-        return (f"`{self.grade_id}` matches the parameters of {', '.join(self.matches)}, "
-                f"not {self.student!r}'s own")
+            return (f"{self.student}: `{self.grade_id}` fits the parameters of the release's example id "
+                    f"'{EXAMPLE_STUDENT_ID}', not their own (the notebook ran outside JupyterHub?)")
+        return (f"{self.student}: `{self.grade_id}` fits the parameters of {', '.join(self.matches)}, "
+                f"not their own")
 
 
 def _expected(question: Question, assignment: Assignment, student: str):
