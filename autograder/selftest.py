@@ -5,13 +5,17 @@ For every problem set:
 2. the unmodified release scores zero on every autograded item;
 3. every question rejects each of its known-wrong answers on several students' probes, and
    the feedback given is that misconception's own text; a question without a known-wrong
-   answer fails the self-test.
+   answer fails the self-test;
+4. the hidden probes follow the coverage rules (``autograder.coverage``) and kill every
+   non-equivalent mutant of each function question's reference (``autograder.mutation``);
+5. (reported) how many known-wrong answers the visible checks already catch.
 """
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the grading modules are imported when a self-test runs, not for `--help`
@@ -83,30 +87,73 @@ def check_solution_and_release(assignment: Assignment, sandbox=None) -> list[str
     return problems
 
 
+def check_probes(assignment: Assignment) -> tuple[list[str], list]:
+    """Coverage rules and mutation analysis of the hidden probes: (problems, mutation results)."""
+    from autograder import coverage, mutation
+
+    questions = mutation.function_questions(assignment)
+    module = mutation.spec_module(assignment)
+    problems = coverage.coverage_problems(assignment, questions, SELFTEST_STUDENTS, module)
+    results = mutation.analyse(assignment)
+    for r in results:
+        problems += r.problems()
+    return problems, results
+
+
+@dataclass
+class SelftestReport:
+    problems: list[str] = field(default_factory=list)
+    mutation: list = field(default_factory=list)  # MutationResult per function question
+    visible_caught: tuple[int, int] = (0, 0)  # known-wrong answers the visible checks reject / all
+
+
+def run_selftest(assignment: Assignment, sandbox=None, *, sandboxed: bool = True) -> SelftestReport:
+    from autograder.visible import visible_catches
+
+    report = SelftestReport(check_misconceptions(assignment))
+    probe_problems, report.mutation = check_probes(assignment)
+    report.problems += probe_problems
+    report.visible_caught = visible_catches(assignment)
+    if sandboxed:
+        report.problems += check_solution_and_release(assignment, sandbox)
+    return report
+
+
 def selftest(assignment: Assignment, sandbox=None) -> list[str]:
-    return check_misconceptions(assignment) + check_solution_and_release(assignment, sandbox)
+    return run_selftest(assignment, sandbox).problems
 
 
 def cmd_selftest(args) -> int:
     from autograder.cli import _assignments
 
-    failed = False
+    failed, killed, non_equivalent = False, 0, 0
     for assignment in _assignments(args.problem_sets):
-        problems = selftest(assignment)
+        report = run_selftest(assignment, sandboxed=not args.probes_only)
+        for r in report.mutation:
+            killed, non_equivalent = killed + len(r.killed), non_equivalent + r.non_equivalent
+            print(f"  {r.summary()}")
+            for name in r.survived:
+                print(f"    survivor: {name}" + (f" — accepted: {r.accepted[name]}" if name in r.accepted else ""))
+        caught, total = report.visible_caught
+        print(f"  visible checks catch {caught}/{total} known-wrong answers before submission")
         n_mis = sum(len(q.misconceptions) for q in assignment.questions)
-        if problems:
+        if report.problems:
             failed = True
             print(f"{assignment.name}: FAILED")
-            for p in problems:
+            for p in report.problems:
                 print(f"  - {p}")
         else:
-            print(f"{assignment.name}: ok — solution full marks, release zero, "
-                  f"{n_mis} known-wrong answers rejected with their feedback "
-                  f"({len(assignment.questions)} questions)")
+            what = "probes" if args.probes_only else "solution full marks, release zero"
+            print(f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
+                  f"hidden probes kill every mutant ({len(assignment.questions)} questions)")
+    print(f"mutants_killed: {killed}/{non_equivalent}")
     return 1 if failed else 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("selftest", help="solution full marks, release zero, known-wrong answers rejected")
+    p = sub.add_parser("selftest", help="solution full marks, release zero, known-wrong answers rejected, "
+                                        "probes kill every mutant")
     p.add_argument("problem_sets", nargs="*", metavar="PS")
+    p.add_argument("--probes-only", action="store_true",
+                   help="skip grading the solution and the release in the sandbox (PS6 trains models)")
     p.set_defaults(func=cmd_selftest)
