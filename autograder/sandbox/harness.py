@@ -77,11 +77,15 @@ def _interactive_shell():
         from IPython.core.interactiveshell import InteractiveShell
     except ImportError:  # pragma: no cover - IPython ships with ipykernel, a dependency
         return None
+    class KernelLikeShell(InteractiveShell):
+        def enable_gui(self, gui=None):
+            """As ipykernel's shell for `%matplotlib inline`: no GUI event loop to start."""
+
     config = Config()
     config.HistoryManager.enabled = False
     config.InteractiveShell.colors = "nocolor"
     config.InteractiveShell.xmode = "Plain"
-    return InteractiveShell.instance(config=config)
+    return KernelLikeShell.instance(config=config)
 
 
 SHELL = None  # set in main(); None when IPython is missing (plain exec, no magics)

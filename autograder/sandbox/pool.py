@@ -80,7 +80,7 @@ def bwrap_command(threads: int) -> list[str]:
         elif os.path.exists(path):
             cmd += ["--ro-bind", path, path]
     for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"):
+                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/fonts"):
         cmd += ["--ro-bind-try", path, path]
     for root in python_roots:
         if root.startswith("/usr/"):
