@@ -111,8 +111,9 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         return result("failed", mis.feedback, mis.name)
     found = _diagnosis(question, probes, values)
     if found is not None:
-        return result("failed", f"`{question.answer}` does not match the reference: {found.feedback}",
-                      diagnosis=found.kind)
+        lead = ("is not equivalent to the expected formula" if found.kind == "formula_terms"
+                else "does not match the reference")
+        return result("failed", f"`{question.answer}` {lead}: {found.feedback}", diagnosis=found.kind)
     shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
     return result("failed", f"`{question.answer}` does not match the reference — {shown}")
 

@@ -13,7 +13,7 @@ import functools
 
 import sympy
 
-from autograder.judging.diagnose import Diagnosis
+from autograder.judging.diagnosis_base import Diagnosis
 
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 MAX_TERMS = 40
@@ -67,7 +67,7 @@ def _compare(student, expected, symbols, report) -> None:
                          f"{'small' if abs(a) < abs(b) else 'large'}")
     parts = []
     if agree:
-        parts.append(f"your {', '.join(agree)} term{'s' if len(agree) > 1 else ''} agree")
+        parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
     parts += wrong
     if missing:
         parts.append(f"a term in {' and one in '.join(missing)} is missing")

@@ -1,0 +1,118 @@
+"""How often is the feedback on a wrong answer *specific*: a named misconception or a diagnosis
+(``judging.diagnose``), not the generic "does not match the reference"?
+
+Counted per problem set over its known-wrong answers (each question's misconceptions) and, when
+``autograder.mutation`` is present, over the killed mutants of each function question (a
+mutant is killed when every self-test student's hidden probes reject it). A mutant's outcome is
+computed with the mutant installed, the verdict with it removed, so the reference — and the
+diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced,
+for the leak scan (tests/test_feedback_leaks.py).
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from autograder.spec import Assignment, Question
+
+SPECIFIC_LINE = "specific feedback: {n}/{m}"
+
+
+@dataclass
+class FeedbackAudit:
+    assignment: str
+    specific: int = 0
+    total: int = 0
+    generic: list[str] = field(default_factory=list)  # "grade_id: answer name" with generic feedback
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (grade_id, feedback) seen
+
+    def add(self, question: Question, name: str, result) -> None:
+        self.total += 1
+        self.texts.append((question.grade_id, result.feedback))
+        if result.misconception or getattr(result, "diagnosis", None):
+            self.specific += 1
+        else:
+            self.generic.append(f"{question.grade_id}: {name}")
+
+    def line(self) -> str:
+        return f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total)
+
+
+def _rejected(question: Question, probes, outcome) -> bool:
+    for probe, item in zip(probes, outcome.results):
+        if "value" not in item:
+            return True
+        try:
+            if not question.compare.matches(item["value"], question.expected(probe)):
+                return True
+        except Exception:  # noqa: BLE001 - unreadable output is rejected
+            return True
+    return False
+
+
+def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str) -> None:
+    from autograder.judge import judge
+    from autograder.selftest import known_wrong_outcome
+
+    for q in assignment.questions:
+        probes = q.probes_for(student, assignment)
+        for mis in q.misconceptions:
+            audit.add(q, mis.name, judge(q, probes, known_wrong_outcome(q, probes, mis.wrong)))
+
+
+def _mutation_module():
+    try:
+        import autograder.mutation as mutation
+    except ImportError:
+        return None
+    return mutation
+
+
+def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...]) -> bool:
+    """Adds the killed mutants; False when there is no mutation analysis to draw them from."""
+    from autograder.judge import judge
+    from autograder.selftest import known_wrong_outcome
+
+    mutation = _mutation_module()
+    if mutation is None:
+        return False
+    module = mutation.spec_module(assignment)
+    extra = getattr(module, "EXTRA_MUTANTS", {})
+    for q in mutation.function_questions(assignment):
+        probes = {s: q.probes_for(s, assignment) for s in students}
+        for p in probes.values():  # expected values before any mutant changes the reference
+            for probe in p:
+                with contextlib.suppress(Exception):
+                    q.expected(probe)
+        for mutant in mutation.question_mutants(q, assignment, extra.get(q.grade_id)):
+            try:
+                with mutant.install():
+                    outcomes = {s: known_wrong_outcome(q, probes[s], mutant.function) for s in students}
+            except Exception:  # noqa: BLE001 - a mutant that breaks the harness is not a student answer
+                continue
+            if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
+                continue  # not killed (survivor or equivalent): the mutation analysis reports it
+            first = students[0]
+            audit.add(q, mutant.name, judge(q, probes[first], outcomes[first]))
+    return True
+
+
+def audit_assignment(assignment: Assignment, *, mutants: bool = True) -> FeedbackAudit:
+    from autograder.selftest import SELFTEST_STUDENTS
+
+    audit = FeedbackAudit(assignment.name)
+    audit_known_wrong(assignment, audit, SELFTEST_STUDENTS[0])
+    if mutants:
+        audit_mutants(assignment, audit, SELFTEST_STUDENTS)
+    return audit
+
+
+def summary_line(audits: list[FeedbackAudit]) -> str:
+    return (f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}")
+
+
+def report(assignment: Assignment, audits: list[FeedbackAudit]) -> str:
+    """Run the audit for one problem set, remember it in ``audits``, return its line."""
+    audit = audit_assignment(assignment)
+    audits.append(audit)
+    return audit.line()

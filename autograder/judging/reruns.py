@@ -1,0 +1,64 @@
+"""Diagnosis finders that re-run the reference: without, or with the inverse, mask; with the
+softmax's scores scaled or over another axis, LayerNorm over more axes (``variants``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.judging.diagnosis_base import Case, Context, Diagnosis
+from autograder.spec import Probe
+
+
+def find_mask(ctx: Context) -> Diagnosis | None:
+    def masks(probe: Probe) -> list[int]:
+        return [i for i, a in enumerate(probe.args) if isinstance(a, np.ndarray) and a.dtype == bool]
+
+    if not ctx.question.call or not all(masks(c.probe) for c in ctx.cases):
+        return None
+
+    def rerun(case: Case, change) -> Any:
+        args = list(case.probe.args)
+        for i in masks(case.probe):
+            args[i] = change(args[i])
+        return ctx.reference(tuple(args), case.probe.kwargs)
+
+    if ctx.all_fit(lambda c: rerun(c, lambda m: ~m)):
+        return Diagnosis("mask_inverted", "you apply the mask inverted: your output is the reference's for the "
+                                          "opposite mask (allowed and blocked positions swapped)")
+    for drop in (lambda m: None, lambda m: np.ones_like(m)):
+        if ctx.all_fit(lambda c, d=drop: rerun(c, d)):
+            return Diagnosis("mask_missing", "the mask has no effect in your answer: your output is the "
+                                             "reference's without any mask — masked positions must be excluded")
+    return None
+
+
+def find_primitive_variants(ctx: Context) -> Diagnosis | None:
+    from autograder.judging.variants import Override, primitives_used
+
+    if not ctx.question.call:
+        return None
+    first = ctx.cases[0].probe
+    try:
+        used = primitives_used(lambda: ctx.reference(first.args, first.kwargs))
+    except Exception:  # noqa: BLE001
+        return None
+
+    def with_override(make):
+        return ctx.all_fit(lambda c: ctx.reference(c.probe.args, c.probe.kwargs, make(c)))
+
+    if "softmax" in used:
+        for label, _ in [n for n in ctx.factor_names(first) if n[0] not in ("10", "1/10")]:
+            def make(case, label=label):
+                return Override(scale=dict(ctx.factor_names(case.probe))[label])
+            if with_override(make):
+                return Diagnosis("softmax_scale", f"the scores going into your softmax are the reference's "
+                                                  f"times {label}: check the scaling before the softmax")
+        for dim in (-2, -3, 0):
+            if with_override(lambda c, d=dim: Override(softmax_dim=d)):
+                return Diagnosis("softmax_axis", f"your softmax normalises over axis {dim} of the scores: each "
+                                                 "distribution must run over the keys (the last axis)")
+    if "layer_norm" in used:
+        for axes in (2, 3):
+            if with_override(lambda c, n=axes: Override(norm_axes=n)):
+                return Diagnosis("norm_axis", f"you normalise over the last {axes} axes together: normalise "
+                                              "each position over its own features (the last axis) only")
+    return None

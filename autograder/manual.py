@@ -1,0 +1,69 @@
+"""Hand-graded questions: the notebook's manual grade cells (nbgrader ``grade`` and ``solution``,
+no autograder spec) — proofs and paragraphs an instructor grades in formgrader.
+
+They appear in ``results.json`` and on feedback pages as ``pending`` with their points, so a
+student reads "13/15 autograded, 3 points graded by hand still to come" rather than a bare 13/15.
+Their entry's ``score`` is 0 and never counts in the record's ``score`` (the autograded total).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.spec import Assignment
+
+PENDING = "pending"
+PENDING_FEEDBACK = "graded by hand — these points are still to come"
+
+
+@dataclass(frozen=True)
+class HandGraded:
+    grade_id: str
+    points: float
+    title: str
+
+
+def _heading(source: str) -> str | None:
+    for line in source.splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+            return re.sub(r"\s*\(\s*\d+(\.\d+)?\s*points?[^)]*\)\s*$", "", title) or None
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _read(path: str, mtime: float, autograded: frozenset) -> tuple[HandGraded, ...]:
+    cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
+    found, title = [], None
+    for cell in cells:
+        source = "".join(cell.get("source", ""))
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") == "markdown" and not meta.get("solution"):
+            title = _heading(source) or title
+        if meta.get("grade") and meta.get("solution") and meta.get("grade_id") not in autograded:
+            gid = str(meta.get("grade_id"))
+            found.append(HandGraded(gid, float(meta.get("points") or 0), title or gid))
+    return tuple(found)
+
+
+def hand_graded(assignment: Assignment) -> tuple[HandGraded, ...]:
+    """The problem set's hand-graded cells, read from its source notebook (in notebook order)."""
+    path = assignment.source_dir / assignment.notebook
+    if not path.is_file():
+        return ()
+    return _read(str(path), path.stat().st_mtime, frozenset(q.grade_id for q in assignment.questions))
+
+
+def pending_entries(assignment: Assignment) -> dict[str, dict]:
+    """results.json ``questions`` entries for the hand-graded cells."""
+    return {h.grade_id: {"score": 0.0, "max_score": h.points, "status": PENDING,
+                         "feedback": PENDING_FEEDBACK, "misconception": None}
+            for h in hand_graded(assignment)}
+
+
+def autograded(questions: dict) -> dict:
+    """The entries that are not pending (what the autograded totals are made of)."""
+    return {gid: q for gid, q in questions.items() if q.get("status") != PENDING}
