@@ -19,9 +19,12 @@ def formula(grade_id, title, points, reference, symbols, misconceptions):
                     misconceptions=tuple(Misconception(n, f, (lambda e=e: e)) for n, e, f in misconceptions))
 
 
+# The symbols part 4 offers (h cancels out of every count).
+PARAM_SYMBOLS = ("d", "h", "d_ff")
+
 FORMULAS = [
     formula("mha_params_formula", "Parameters of multi-head attention (with biases)", 1, pc.mha(bias=True),
-            ("d", "h"), [
+            PARAM_SYMBOLS, [
                 ("biases_missing", 4 * d**2, "You counted 4d² — the four projections' biases add 4d."),
                 ("output_projection_missing", 3 * d**2 + 3 * d,
                  "Multi-head attention has four d×d maps: W_Q, W_K, W_V and the output projection W_O."),
@@ -29,18 +32,18 @@ FORMULAS = [
                  "The heads split d (d_k = d/h): the head count does not multiply the parameters."),
             ]),
     formula("mha_params_no_bias_formula", "Parameters of multi-head attention (no biases)", 1,
-            pc.mha(bias=False), ("d", "h"), [
+            pc.mha(bias=False), PARAM_SYMBOLS, [
                 ("biases_counted", 4 * d**2 + 4 * d, "This part has no biases: 4 weight matrices of d×d."),
             ]),
-    formula("ffn_params_formula", "Parameters of the feed-forward block", 1, pc.ffn(), ("d", "d_ff"), [
+    formula("ffn_params_formula", "Parameters of the feed-forward block", 1, pc.ffn(), PARAM_SYMBOLS, [
         ("ffn_biases_missing", 2 * d * d_ff, "Both linear maps have biases: + d_ff + d."),
         ("ffn_one_layer", d * d_ff + d_ff, "The FFN has two linear maps, d → d_ff and d_ff → d."),
     ]),
-    formula("encoder_layer_formula", "Parameters of an encoder layer", 1, pc.encoder_layer(), ("d", "d_ff"), [
+    formula("encoder_layer_formula", "Parameters of an encoder layer", 1, pc.encoder_layer(), PARAM_SYMBOLS, [
         ("layer_norms_missing", pc.mha() + pc.ffn(),
          "Each of the two sub-layers has a LayerNorm with a gain and a bias: + 2·2d."),
     ]),
-    formula("decoder_layer_formula", "Parameters of a decoder layer", 1, pc.decoder_layer(), ("d", "d_ff"), [
+    formula("decoder_layer_formula", "Parameters of a decoder layer", 1, pc.decoder_layer(), PARAM_SYMBOLS, [
         ("cross_attention_missing", pc.encoder_layer(),
          "A decoder layer has a second attention block — cross-attention over the encoder output — "
          "and a third LayerNorm."),
