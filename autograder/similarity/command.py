@@ -1,9 +1,10 @@
 """`autograder similarity PS OUT_DIR [--submissions DIR]`: the copying evidence of a graded cohort.
 
 The notebooks are those `autograder grade` graded: each per-submission record names its
-notebook (``OUT/submissions/<student>.json``, key ``notebook``); ``--submissions DIR`` finds them
-the way `grade` does instead (for an output folder graded before records named them, or moved
-since). Writes ``OUT/similarity/index.html`` and ``OUT/similarity/summary.json``; the scores in
+notebook (``OUT/submissions/<student>.json``, key ``notebook``; a zip's are unpacked under
+``OUT/intake/``). ``--submissions DIR`` (with ``--id-pattern``/``--roster`` as for `grade`) finds
+them through the same intake instead: for an output folder graded before records named their
+notebook, or whose notebooks moved since. Writes ``OUT/similarity/index.html`` and ``OUT/similarity/summary.json``; the scores in
 ``results.json`` are never touched.
 """
 from __future__ import annotations
@@ -38,26 +39,29 @@ def _records(out_dir: Path) -> dict[str, dict]:
     return records
 
 
-def _notebooks(assignment, records: dict[str, dict], submissions: Path | None) -> dict[str, Path | str]:
+def _notebooks(assignment, records: dict[str, dict], submissions: Path | None, out_dir: Path,
+               intake_options: dict) -> dict[str, Path | str]:
     """student -> notebook path, or why there is none."""
     if submissions is not None:
-        from autograder.grade import discover
+        from autograder.intake import collect
 
-        return {s.student: s.notebook or s.problem for s in discover(submissions, assignment)}
+        intake = collect(submissions, assignment, out_dir / "similarity" / "intake", **intake_options)
+        return {s.student: s.notebook or s.problem for s in intake.submissions}
     return {student: Path(rec["notebook"]) if rec.get("notebook") else
             "its record names no notebook (graded before this version): pass --submissions DIR"
             for student, rec in records.items()}
 
 
 def analyse(assignment, out_dir: Path, submissions: Path | None = None, *,
-            threshold: float = sc.THRESHOLD) -> Analysis:
+            threshold: float = sc.THRESHOLD, intake_options: dict | None = None) -> Analysis:
     from autograder.release import released_notebook
 
     records = _records(out_dir)
     release = sc.read_release(str(released_notebook(assignment)))
     boilerplate = sc.boilerplate_of(release)
     codes, unreadable = [], {}
-    for student, notebook in sorted(_notebooks(assignment, records, submissions).items()):
+    found = _notebooks(assignment, records, submissions, Path(out_dir), intake_options or {})
+    for student, notebook in sorted(found.items()):
         if isinstance(notebook, str):
             unreadable[student] = notebook
             continue
@@ -86,10 +90,10 @@ def summary(analysis: Analysis) -> dict:
 
 
 def write_similarity(assignment, out_dir: Path, submissions: Path | None = None, *,
-                     threshold: float = sc.THRESHOLD) -> tuple[Path, Analysis]:
+                     threshold: float = sc.THRESHOLD, intake_options: dict | None = None) -> tuple[Path, Analysis]:
     from autograder.storage import write_json_atomic
 
-    analysis = analyse(assignment, out_dir, submissions, threshold=threshold)
+    analysis = analyse(assignment, out_dir, submissions, threshold=threshold, intake_options=intake_options)
     folder = Path(out_dir) / "similarity"
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / "index.html"
@@ -135,11 +139,15 @@ def cmd_similarity(args) -> int:
         print(f"{out / 'results.json'} is for {results.get('assignment')!r}, not {assignment.name!r}",
               file=sys.stderr)
         return 2
+    from autograder.intake import IntakeError
+
     submissions = Path(args.submissions) if args.submissions else None
-    if submissions is not None and not submissions.is_dir():
-        print(f"no such submissions folder: {submissions}", file=sys.stderr)
+    try:
+        page, analysis = write_similarity(assignment, out, submissions, threshold=args.threshold,
+                                          intake_options={"id_pattern": args.id_pattern, "roster": args.roster})
+    except IntakeError as exc:
+        print(f"autograder similarity: {exc}", file=sys.stderr)
         return 2
-    page, analysis = write_similarity(assignment, out, submissions, threshold=args.threshold)
     for p in analysis.comparison.pairs:
         print(f"similar: {p.a} – {p.b}  score {p.score:.2f} ({p.shared} shared fingerprints)")
     for group in analysis.comparison.clusters:
@@ -158,8 +166,10 @@ def register(sub) -> None:
                                           "and personal answers for another student's parameters (HTML)")
     p.add_argument("problem_set", metavar="PS")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
-    p.add_argument("--submissions", metavar="DIR", help="find notebooks here (as `grade` does) "
-                                                        "instead of where the records say")
+    p.add_argument("--submissions", metavar="SUBMISSIONS", help="find notebooks here, folder or LMS zip, "
+                                                                "as `grade` does (default: where the records say)")
+    p.add_argument("--id-pattern", metavar="REGEX", help="with --submissions: as for `grade`")
+    p.add_argument("--roster", metavar="CSV", help="with --submissions: as for `grade`")
     p.add_argument("--threshold", type=float, default=sc.THRESHOLD,
                    help=f"flag pairs at or above this score (default {sc.THRESHOLD})")
     p.set_defaults(func=cmd_similarity)
