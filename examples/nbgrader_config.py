@@ -34,6 +34,43 @@ c.CourseDirectory.release_directory = os.path.join(KIT, "release")
 # PostgreSQL works as well: "postgresql+psycopg2://grader@dbhost/transformers101".
 c.CourseDirectory.db_url = f"sqlite:///{os.path.join(COURSE_ROOT, 'gradebook.db')}"
 
+# Only student notebooks reach the exchange: release_assignment copies release/<ps>/ minus these.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "questions.py"]
+
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")  # shared by instructors and students (mode 0777 + sticky)
 c.Exchange.timezone = "UTC"
 c.ExchangeSubmit.strict = True  # refuse a submission that lacks the released notebook
+
+
+# `nbgrader generate_assignment` (or formgrader's "Generate" button) must not write the kit's
+# release/: it would replace the filled-in visible checks with placeholders and copy the spec
+# modules (questions.py: hidden probes, references) beside the notebook, to be handed out.
+# So it is refused, with the command to run instead, before nbgrader touches anything.
+KIT_RELEASE = os.path.realpath(os.path.join(KIT, "release"))
+REFUSAL = ("nbgrader generate_assignment is not used in this course: it would overwrite {dest} (the "
+           "kit's release, visible checks computed from the reference) with unfilled placeholders and "
+           "publish the problem set's questions.py. Run `autograder release <ps>` in " + KIT +
+           " instead (it runs nbgrader's generate_assignment itself), then `nbgrader release_assignment <ps>`.")
+
+
+def _guard_generate_assignment(kit_release=KIT_RELEASE, refusal=REFUSAL):
+    from nbgrader.converters import GenerateAssignment, NbGraderException
+
+    guarded = GenerateAssignment.__dict__.get("_autograder_guarded")
+    if guarded is None:
+        original = GenerateAssignment.start
+        guarded = GenerateAssignment._autograder_guarded = {}
+
+        def start(self):
+            dest = os.path.realpath(os.path.join(self.coursedir.root, self.coursedir.release_directory))
+            if dest in GenerateAssignment._autograder_guarded:
+                message = GenerateAssignment._autograder_guarded[dest].format(dest=dest)
+                self.log.error(message)
+                raise NbGraderException(message)
+            return original(self)
+
+        GenerateAssignment.start = start
+    guarded[kit_release] = refusal
+
+
+_guard_generate_assignment()
