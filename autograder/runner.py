@@ -51,6 +51,8 @@ def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[st
         questions.append({"id": grade_id, "answer": q.answer, "call": q.call, "args_as": q.args_as,
                           "timeout_s": q.timeout_s,
                           "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else []})
+        if q.rebind:  # root cause: names bound to reference functions while this question is asked
+            questions[-1]["rebind"] = {name: _encode_arg(fn) for name, fn in q.rebind}
     job = {"cells": notebook.cells, "skip_cells": sorted(skip_cells), "questions": questions,
            "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
            "cell_timeout_s": assignment.cell_timeout_s,

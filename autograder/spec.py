@@ -89,6 +89,12 @@ class Question:
     call: bool = True  # False: the answer is a value, read from the namespace, not called
     timeout_s: float = 10.0  # wall time for all of this question's probes
     personal: bool = False  # a value whose expected answer depends on the student's parameters
+    # Root cause across questions (grade.py): the grade ids of the questions whose answers this
+    # answer calls; a question others depend on may carry its reference as self-contained source,
+    # which the sandbox binds under the answer's name when re-asking a dependent question.
+    depends_on: tuple[str, ...] = ()
+    reference_source: FunctionSource | None = None
+    rebind: tuple[tuple[str, FunctionSource], ...] = ()  # set by grade.py for that re-run only
 
     def probes_for(self, student_id: str, assignment: "Assignment") -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's

@@ -242,7 +242,22 @@ def _run_cell(source: str, index: int) -> BaseException | None:
     return result.error_before_exec or result.error_in_exec
 
 
+_UNSET = object()
+
+
 def _answer_question(q: dict, namespace: dict) -> dict:
+    rebind = q.get("rebind") or {}
+    if rebind:  # re-asked with another answer's name bound to a reference function (root cause)
+        saved = {n: namespace.get(n, _UNSET) for n in rebind}
+        try:
+            namespace.update({n: _function(spec) for n, spec in rebind.items()})
+            return _answer_question(dict(q, rebind=None), namespace)
+        finally:
+            for n, value in saved.items():
+                if value is _UNSET:
+                    namespace.pop(n, None)
+                else:
+                    namespace[n] = value
     name = q["answer"]
     if name not in namespace:
         return {"q": q["id"], "missing": f"`{name}` is not defined in the notebook"}
