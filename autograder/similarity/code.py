@@ -249,17 +249,25 @@ def _regions(a: StudentCode, b: StudentCode, shared: set[int]) -> tuple[Region, 
         ub = {u for u, _ in b.fingerprints[h]}
         for key in itertools.product(ua, ub):
             by_units[key].append(h)
-    regions = []
-    used_a = set()
+    best: dict[int, tuple[int, int]] = {}  # each of a's units beside the unit of b it shares most with
     for (ua, ub), hashes in sorted(by_units.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        if ua in used_a:  # each of a's units beside the unit of b it shares most with
-            continue
-        used_a.add(ua)
-        pos_a = [i for h in hashes for u, i in a.fingerprints[h] if u == ua]
-        pos_b = [i for h in hashes for u, i in b.fingerprints[h] if u == ub]
+        best.setdefault(ua, (ub, len(hashes)))
+    regions = []
+    for ua, (ub, shared_hashes) in sorted(best.items()):  # in a's notebook order
+        pos_a, pos_b = _matching_windows(a.units[ua], b.units[ub])
         regions.append(Region(a.units[ua], _source_spans(a.units[ua], pos_a),
-                              b.units[ub], _source_spans(b.units[ub], pos_b), len(hashes)))
+                              b.units[ub], _source_spans(b.units[ub], pos_b), shared_hashes))
     return tuple(regions)
+
+
+def _matching_windows(a: Unit, b: Unit) -> tuple[list[int], list[int]]:
+    """Every K-token window the two units have in common (not only the winnowed ones), so the
+    page marks the whole copied run."""
+    from copydetect.utils import hashed_kgrams
+
+    ha, hb = hashed_kgrams(a.tokens, K), hashed_kgrams(b.tokens, K)
+    both = set(ha.tolist()) & set(hb.tolist())
+    return ([i for i, h in enumerate(ha.tolist()) if h in both], [i for i, h in enumerate(hb.tolist()) if h in both])
 
 
 def _clusters(pairs: list[Pair]) -> list[list[str]]:
