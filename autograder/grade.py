@@ -17,8 +17,10 @@ from pathlib import Path
 
 from autograder import storage
 from autograder.judge import QuestionResult, judge
+from autograder.manual import autograded, pending_entries
 from autograder.notebook import NotebookError, integrity_flags, read_notebook
 from autograder.release import released_notebook
+from autograder.root_cause import apply_root_causes
 from autograder.runner import execute
 from autograder.similarity.personal import personal_answers
 from autograder.suspicion import code_flags, wall_flags
@@ -127,12 +129,14 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 record["flags"] = flags
             probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
             run = execute(worker, nb, assignment, probes, sub.student)
-            questions = {}
+            verdicts = {}
             for q in assignment.questions:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
                 if res.status == "missing" and run.cell_errors:
                     res.feedback += _why_missing(nb, run.cell_errors)
-                questions[q.grade_id] = res.to_json()
+                verdicts[q.grade_id] = res
+            run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)
+            questions = {gid: res.to_json() for gid, res in verdicts.items()}
             record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
             personal = personal_answers(assignment, run.outcomes)  # for `autograder similarity`
@@ -143,8 +147,8 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             suspicious = code_flags(nb.cells) + wall_flags(walls)
             if suspicious:
                 record["flags"] = record.get("flags", []) + suspicious
-    record["questions"] = questions
-    record["score"] = float(sum(q["score"] for q in questions.values()))
+    record["questions"] = {**questions, **pending_entries(assignment)}  # hand-graded: "pending"
+    record["score"] = float(sum(q["score"] for q in autograded(record["questions"]).values()))
     record["seconds"] = round(time.monotonic() - started, 4)
     return record
 

@@ -25,6 +25,7 @@ class QuestionResult:
     feedback: str
     misconception: str | None = None
     diagnosis: str | None = None  # the kind found by judging.diagnose when no misconception matched
+    root_cause: str | None = None  # passed only with these dependencies replaced (autograder.root_cause)
 
     def to_json(self) -> dict:
         return asdict(self)

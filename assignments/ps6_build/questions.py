@@ -19,6 +19,7 @@ from autograder.judging.compare import AllClose, Exact
 from autograder.spec import Assignment, Misconception, Probe, Question
 
 import ps6_reference as ref
+import ps6_reference_source as ref_source
 import ps6_wrong as wrong
 from ps6_probes import (
     randn, linear, mha_weights, ln_probes, ffn_probes, mha_probes, causal_probes, padding_probes,
@@ -40,6 +41,7 @@ def _mis(name, feedback, fn):
 QUESTIONS = [
     Question(
         grade_id="layer_norm", answer="layer_norm", title="LayerNorm", points=2, reference=ref.layer_norm,
+        reference_source=ref_source.LAYER_NORM,
         probes=ln_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
         visible=[Probe((np.array([[1.0, 2.0, 3.0, 6.0]], np.float32), np.ones(4, np.float32),
                         np.zeros(4, np.float32), 1e-5), "one token, γ = 1, β = 0"),
@@ -59,7 +61,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="feed_forward", answer="feed_forward", title="Position-wise feed-forward network", points=1,
-        reference=ref.feed_forward, probes=ffn_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+        reference=ref.feed_forward, reference_source=ref_source.FEED_FORWARD, probes=ffn_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
         visible=[Probe((randn(RNG, 1, 2, 3), *linear(RNG, 5, 3), *linear(RNG, 3, 5)), "d = 3, d_ff = 5")],
         misconceptions=(
             _mis("no_activation", "Apply ReLU between the two linear maps: without it the block is one "
@@ -71,7 +73,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="multi_head_attention", answer="multi_head_attention", title="Multi-head attention", points=4,
-        reference=ref.multi_head_attention, probes=mha_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+        reference=ref.multi_head_attention, reference_source=ref_source.MULTI_HEAD_ATTENTION, probes=mha_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
         visible=[Probe((x := randn(RNG, 1, 3, 4), x, *mha_weights(RNG, 4), 2, None), "d = 4, 2 heads"),
                  Probe((x, x, *mha_weights(RNG, 4), 2, np.tril(np.ones((3, 3), dtype=bool))),
                        "causal", note="The same input with a causal mask.")],
@@ -93,7 +95,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="causal_mask", answer="causal_mask", title="Causal mask", points=1,
-        reference=ref.causal_mask, probes=causal_probes, compare=MASK,
+        reference=ref.causal_mask, reference_source=ref_source.CAUSAL_MASK, probes=causal_probes, compare=MASK,
         visible=[Probe((3,), "t = 3")],
         misconceptions=(
             _mis("inverted", "True means 'may attend': query i may see keys 0..i (lower triangle, "
@@ -121,7 +123,8 @@ QUESTIONS = [
     ),
     Question(
         grade_id="encoder_layer", answer="encoder_layer", title="A Pre-LN encoder layer", points=3,
-        reference=ref.encoder_layer, probes=encoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
+        reference=ref.encoder_layer, depends_on=("layer_norm", "feed_forward", "multi_head_attention"),
+        probes=encoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
         visible=[Probe(encoder_args(RNG, 1, 3, 2, 2, 8, None), "d = 4, 2 heads, d_ff = 8")],
         misconceptions=(
             _mis("post_ln", "This layer is Pre-LN: x + Attention(LN₁(x)), then x + FFN(LN₂(x)). You "
@@ -136,7 +139,8 @@ QUESTIONS = [
     ),
     Question(
         grade_id="decoder_layer", answer="decoder_layer", title="A Pre-LN decoder layer", points=3,
-        reference=ref.decoder_layer, probes=decoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
+        reference=ref.decoder_layer,
+        depends_on=("layer_norm", "feed_forward", "multi_head_attention", "causal_mask"), probes=decoder_probes, compare=AllClose(atol=2e-4, rtol=2e-4),
         visible=[Probe(decoder_args(RNG, 1, 3, 4, 2, 2, 8, None), "d = 4, 2 heads, T = 3, S = 4")],
         misconceptions=(
             _mis("no_causal_mask", "The decoder's self-attention is causal: build causal_mask(T) inside the "
@@ -173,7 +177,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="next_token_probs", answer="next_token_probs", title="Temperature, top-k and top-p", points=2,
-        reference=ref.next_token_probs, probes=probs_probes, compare=AllClose(atol=1e-5, rtol=1e-4),
+        reference=ref.next_token_probs, reference_source=ref_source.NEXT_TOKEN_PROBS, probes=probs_probes, compare=AllClose(atol=1e-5, rtol=1e-4),
         visible=[Probe((np.array([2.0, 1.0, 0.5, 0.0, -1.0], np.float32), 1.0, None, 0.8), "top-p 0.8"),
                  Probe((np.array([[2.0, 1.0, 0.5, 0.0, -1.0]], np.float32), 0.5, 2, None),
                        "(1, V) logits, temperature 0.5, top-k 2")],
@@ -197,7 +201,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="sample_tokens", answer="sample_tokens", title="Sampling with a seeded generator", points=1,
-        reference=ref.sample_tokens, probes=sample_probes, compare=Exact(),
+        reference=ref.sample_tokens, depends_on=("next_token_probs",), probes=sample_probes, compare=Exact(),
         visible=[Probe((np.array([2.0, 1.0, 0.5, 0.0, -1.0], np.float32), 1.0, None, None, 0, 10), "seed 0, 10 draws")],
         misconceptions=(
             _mis("argmax", "Sampling draws from the distribution (torch.multinomial(probs, 1, generator=g)); you "
