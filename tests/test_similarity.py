@@ -169,3 +169,8 @@ def test_graded_cohort_end_to_end(ps1, tmp_path, capsys):
     assert (tmp_path / "out" / "results.json").read_bytes() == before
     page = (tmp_path / "out" / "similarity" / "index.html").read_text(encoding="utf-8")
     assert re.search(r'<tr data-student="mallory" data-question="shapes">.*?alice', page)
+
+
+def test_example_id_is_the_one_the_release_falls_back_to(ps1):
+    release = sc.read_release(str(released_notebook(ps1)))
+    assert any(f'"JUPYTERHUB_USER", "{EXAMPLE_STUDENT_ID}"' in cell for cell in release.code_cells)
