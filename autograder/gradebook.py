@@ -161,6 +161,8 @@ def record_results(assignment: Assignment, results: dict, db: str, *, students: 
             if submitted_at is not None:  # formgrader shows it; late penalties use it
                 submission.timestamp = submitted_at
             for grade_id, q in rec["questions"].items():
+                if q.get("status") == "pending":
+                    continue  # hand-graded: formgrader's manual queue keeps it
                 try:
                     grade = gb.find_grade(grade_id, notebook_id, assignment.name, student)
                 except MissingEntry:
@@ -174,7 +176,7 @@ def record_results(assignment: Assignment, results: dict, db: str, *, students: 
 
 
 def _nothing_handed_in(rec: dict) -> bool:
-    return bool(rec.get("error")) and all(q.get("status") == "missing" for q in rec["questions"].values())
+    return bool(rec.get("error")) and all(q.get("status") in ("missing", "pending") for q in rec["questions"].values())
 
 
 def copy_autograded(assignment: Assignment, course_root: Path, notebooks: dict[str, Path]) -> None:
