@@ -31,8 +31,14 @@ NBGRADER_DEFAULT_COURSE = "default_course"
 
 
 def as_db_url(db: str) -> str:
-    """A bare path means an SQLite file."""
-    return db if "://" in db else f"sqlite:///{Path(db).resolve()}"
+    """A bare path means an SQLite file; a relative SQLite path is made absolute (nbgrader's
+    generate_assignment changes directory, and would otherwise write the cells elsewhere)."""
+    if "://" not in db:
+        return f"sqlite:///{Path(db).resolve()}"
+    prefix = "sqlite:///"
+    if db.startswith(prefix) and not db.startswith(prefix + "/") and db[len(prefix):] not in ("", ":memory:"):
+        return f"{prefix}{Path(db[len(prefix):]).resolve()}"
+    return db
 
 
 @dataclass(frozen=True)

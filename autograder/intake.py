@@ -242,7 +242,8 @@ def _detect(folder: Path, entries: list[Path], id_pattern) -> str | None:
     if any(MOODLE_RE.fullmatch(p.name) for p in entries):
         return "moodle"
     notebooks = [p for p in files if p.suffix == ".ipynb"]
-    if id_pattern is None and notebooks and all(CANVAS_RE.fullmatch(p.name) for p in notebooks):
+    canvas_named = sum(bool(CANVAS_RE.fullmatch(p.name)) for p in notebooks)
+    if id_pattern is None and canvas_named and 2 * canvas_named >= len(notebooks):  # the rest: unmatched
         return "canvas"
     if dirs and len(dirs) >= len(notebooks):
         return "folders"
