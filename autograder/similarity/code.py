@@ -43,6 +43,7 @@ THRESHOLD = 0.5
 MIN_SHARED = 8
 COMMON_FRACTION = 0.5
 MIN_COMMON = 3
+MAX_DETAILED = 100  # flagged pairs whose matching code the page shows side by side
 
 
 @dataclass(frozen=True)
@@ -307,11 +308,10 @@ def compare(codes: list[StudentCode], *, threshold: float = THRESHOLD, min_share
         na, nb = len(distinctive[a]), len(distinctive[b])
         score = shared / min(na, nb)
         pair = Pair(a, b, round(score, 4), shared, round(shared / na, 4), round(shared / nb, 4))
-        if score >= threshold and shared >= min_shared:
-            regions = _regions(by_name[a], by_name[b], distinctive[a] & distinctive[b])
-            flagged.append(Pair(**{**pair.__dict__, "regions": regions}))
-        else:
-            below.append(pair)
+        (flagged if score >= threshold and shared >= min_shared else below).append(pair)
     flagged.sort(key=lambda p: (-p.score, p.a, p.b))
     below.sort(key=lambda p: (-p.score, p.a, p.b))
+    flagged[:MAX_DETAILED] = [  # the matching code, side by side, for the closest pairs
+        Pair(**{**p.__dict__, "regions": _regions(by_name[p.a], by_name[p.b], distinctive[p.a] & distinctive[p.b])})
+        for p in flagged[:MAX_DETAILED]]
     return Comparison(flagged, _clusters(flagged), len(common), len(codes), threshold, below[:10])

@@ -85,12 +85,13 @@ def _pairs(comparison: sc.Comparison) -> str:
         return (f'<h2>Pairs</h2><p id="pairs-none">No pair of students reaches the threshold '
                 f"({comparison.threshold:.2f}).</p>")
     rows = "".join(
-        f'<tr data-pair="{_e(p.a)} {_e(p.b)}"><td><a href="#{pair_id(p)}">{_e(p.a)} – {_e(p.b)}</a></td>'
+        f'<tr data-pair="{_e(p.a)} {_e(p.b)}"><td>'
+        + (f'<a href="#{pair_id(p)}">{_e(p.a)} – {_e(p.b)}</a>' if p.regions else f"{_e(p.a)} – {_e(p.b)}") + "</td>"
         f'<td class="num score">{p.score:.2f}</td><td class="num">{p.shared}</td>'
         f'<td class="num">{100 * p.coverage_a:.0f}%</td><td class="num">{100 * p.coverage_b:.0f}%</td></tr>'
         for p in comparison.pairs)
     details = []
-    for p in comparison.pairs:
+    for p in comparison.pairs[:sc.MAX_DETAILED]:
         regions = "".join(
             f'<tr><td><div class="unit">{_e(r.unit_a.label)}</div><pre>{_marked(r.unit_a.source, r.spans_a)}</pre></td>'
             f'<td><div class="unit">{_e(r.unit_b.label)}</div><pre>{_marked(r.unit_b.source, r.spans_b)}</pre></td></tr>'
@@ -100,7 +101,9 @@ def _pairs(comparison: sc.Comparison) -> str:
     return ('<h2>Pairs</h2><table id="pairs"><tr><th>pair</th><th class=num>score</th>'
             '<th class=num>shared fingerprints</th><th class=num>of the first\'s code</th>'
             f'<th class=num>of the second\'s code</th></tr>{rows}</table>'
-            '<h2>Matching code, side by side</h2>' + "".join(details))
+            '<h2>Matching code, side by side</h2>'
+            + (f'<p class="note">The {sc.MAX_DETAILED} highest-scoring pairs.</p>' if len(comparison.pairs) > sc.MAX_DETAILED else '')
+            + "".join(details))
 
 
 def _closest(comparison: sc.Comparison) -> str:
