@@ -174,3 +174,16 @@ def test_graded_cohort_end_to_end(ps1, tmp_path, capsys):
 def test_example_id_is_the_one_the_release_falls_back_to(ps1):
     release = sc.read_release(str(released_notebook(ps1)))
     assert any(f'"JUPYTERHUB_USER", "{EXAMPLE_STUDENT_ID}"' in cell for cell in release.code_cells)
+
+
+def test_same_fingerprints_in_every_process():
+    """Python's hash() changes with PYTHONHASHSEED (random in this process); the report must not."""
+    import os
+    import subprocess
+
+    script = ("from autograder.similarity import code as sc\n"
+              f"print(sorted(sc._winnowed(sc.normalise({cohort.SDPA['loops']!r})[0])))")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == f"{sorted(sc._winnowed(sc.normalise(cohort.SDPA['loops'])[0]))}\n"

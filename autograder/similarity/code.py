@@ -7,12 +7,14 @@
    own, the other statements of a cell form one more. Fingerprints never span two units, so
    moving cells or reordering functions changes nothing.
 3. **Normalisation.** Pygments' Python lexer (the tokenizer copydetect uses) splits a unit into
-   tokens; each identifier becomes ``V``, each number ``N``, each string ``S``; comments,
-   docstrings and whitespace are dropped; keywords, builtins and operators stay. Renaming
+   tokens; every identifier becomes one placeholder, every number another, every string a
+   third; comments, docstrings and whitespace are dropped; keywords, builtins and operators
+   keep their own codes. Renaming
    variables, editing comments or re-indenting leaves the sequence unchanged.
 4. **Fingerprints.** copydetect's robust winnowing (Schleimer, Wilkerson & Aiken 2003, the
    algorithm behind MOSS) picks hashes of k-token windows; any copied run of at least
-   ``k + window - 1`` tokens is guaranteed to share a fingerprint.
+   ``k + window - 1`` tokens is guaranteed to share a fingerprint. The window hashes are this
+   module's own (``kgram_hashes``), so a cohort gives the same report in every process.
 5. **Cohort-common code is not evidence.** A fingerprint found in at least half the cohort
    (``COMMON_FRACTION``, and at least ``MIN_COMMON`` students) is what the question forces
    everyone to write (``scores_002 = Q @ K.T``); it is left out, as MOSS does.
@@ -26,6 +28,7 @@ import ast
 import functools
 import itertools
 import math
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +55,7 @@ class Unit:
 
     label: str  # "sdpa_impl: def scaled_dot_product_attention", "counts_answer"
     source: str
-    tokens: str  # normalised, one character per token
+    tokens: tuple[int, ...]  # normalised, one code per token
     spans: tuple[tuple[int, int], ...]  # (start, end) in source of each token
 
 
@@ -89,19 +92,18 @@ def read_release(path: str) -> Release:
 
 # ---------------------------------------------------------------- normalisation
 
-_SYMBOLS: dict[str, str] = {}  # keyword/operator text -> one private character (stable per process)
 _LEXER = PythonLexer()
+IDENTIFIER, NUMBER, STRING = 1, 2, 3  # the placeholders
 
 
-def _symbol(text: str) -> str:
-    if text not in _SYMBOLS:
-        _SYMBOLS[text] = chr(0xE000 + len(_SYMBOLS))  # Unicode private use area
-    return _SYMBOLS[text]
+def _symbol(text: str) -> int:
+    """A keyword, builtin or operator: its own code, the same in every process."""
+    return zlib.crc32(text.encode()) | (1 << 32)
 
 
-def normalise(source: str) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """Source -> (one character per token, source span per token)."""
-    chars, spans = [], []
+def normalise(source: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """Source -> (one code per token, source span per token)."""
+    codes, spans = [], []
     in_string = False
     for start, ttype, text in _LEXER.get_tokens_unprocessed(source):
         end = start + len(text)
@@ -113,18 +115,18 @@ def normalise(source: str) -> tuple[str, tuple[tuple[int, int], ...]]:
                 spans[-1] = (spans[-1][0], end)
                 continue
             in_string = True
-            chars.append("S")
+            codes.append(STRING)
             spans.append((start, end))
             continue
         in_string = False
         if ttype in tok.Number:
-            chars.append("N")
+            codes.append(NUMBER)
         elif ttype in tok.Name and ttype not in tok.Name.Builtin and ttype not in tok.Name.Exception:
-            chars.append("V")
+            codes.append(IDENTIFIER)
         else:  # keywords, builtins, operators, punctuation: the structure of the code
-            chars.append(_symbol(text))
+            codes.append(_symbol(text))
         spans.append((start, end))
-    return "".join(chars), tuple(spans)
+    return tuple(codes), tuple(spans)
 
 
 def _pieces(cell: str) -> list[tuple[str, str]]:
@@ -172,21 +174,42 @@ def student_cells(notebook: Path, release: Release) -> list[tuple[str, str]]:
 
 # ---------------------------------------------------------------- fingerprints
 
-def _winnowed(tokens: str, boilerplate: np.ndarray) -> dict[int, list[int]]:
-    from copydetect.utils import get_document_fingerprints  # imports matplotlib: only when used
+def kgram_hashes(tokens: tuple[int, ...]) -> np.ndarray:
+    """A 64-bit polynomial hash of every K-token window. Not Python's ``hash()`` (what copydetect
+    hashes with): that changes with PYTHONHASHSEED, and the same cohort must give the same report."""
+    codes = np.array(tokens, dtype=np.uint64)
+    n = len(codes) - K + 1
+    if n <= 0:
+        return np.array([], dtype=np.int64)
+    h = np.zeros(n, dtype=np.uint64)
+    for j in range(K):  # wraps modulo 2**64, as intended
+        h = h * np.uint64(1_000_003) + codes[j:j + n]
+    return h.view(np.int64)
 
-    _, positions = get_document_fingerprints(tokens, K, WINDOW, boilerplate)
-    return {int(h): [int(i) for i in idx] for h, idx in positions.items()}
+
+def _winnowed(tokens: tuple[int, ...], boilerplate: frozenset[int] = frozenset()) -> dict[int, list[int]]:
+    """hash -> token positions of the fingerprints copydetect's robust winnowing selects."""
+    from copydetect.utils import winnow  # imports matplotlib: only when used
+
+    hashes = kgram_hashes(tokens)
+    if len(hashes) == 0:
+        return {}
+    selected, positions = winnow(hashes, WINDOW, remove_duplicates=False)
+    out: dict[int, list[int]] = {}
+    for h, i in zip(selected.tolist(), positions.tolist()):
+        if h not in boilerplate:
+            out.setdefault(h, []).append(i)
+    return out
 
 
-def boilerplate_of(release: Release) -> np.ndarray:
+def boilerplate_of(release: Release) -> frozenset[int]:
     hashes: set[int] = set()
     for unit in units_of([("release", c) for c in release.code_cells]):
-        hashes.update(_winnowed(unit.tokens, np.array([], dtype=np.int64)))
-    return np.array(sorted(hashes), dtype=np.int64)
+        hashes.update(_winnowed(unit.tokens))
+    return frozenset(hashes)
 
 
-def fingerprint(student: str, units: list[Unit], boilerplate: np.ndarray) -> StudentCode:
+def fingerprint(student: str, units: list[Unit], boilerplate: frozenset[int]) -> StudentCode:
     code = StudentCode(student, units)
     for u, unit in enumerate(units):
         for h, idx in _winnowed(unit.tokens, boilerplate).items():
@@ -264,9 +287,7 @@ def _regions(a: StudentCode, b: StudentCode, shared: set[int]) -> tuple[Region, 
 def _matching_windows(a: Unit, b: Unit) -> tuple[list[int], list[int]]:
     """Every K-token window the two units have in common (not only the winnowed ones), so the
     page marks the whole copied run."""
-    from copydetect.utils import hashed_kgrams
-
-    ha, hb = hashed_kgrams(a.tokens, K), hashed_kgrams(b.tokens, K)
+    ha, hb = kgram_hashes(a.tokens), kgram_hashes(b.tokens)
     both = set(ha.tolist()) & set(hb.tolist())
     return ([i for i, h in enumerate(ha.tolist()) if h in both], [i for i, h in enumerate(hb.tolist()) if h in both])
 
