@@ -111,8 +111,9 @@ def _closest(comparison: sc.Comparison) -> str:
         return ""
     rows = "".join(f"<tr><td>{_e(p.a)} – {_e(p.b)}</td><td class=num>{p.score:.2f}</td><td class=num>{p.shared}</td></tr>"
                    for p in comparison.top_unflagged)
-    return ('<h2>Closest pairs below the threshold</h2><p class="note">For calibration: how close honest '
-            f'work comes in this cohort.</p><table id="below"><tr><th>pair</th><th class=num>score</th>'
+    return ('<h2>Closest pairs not flagged</h2><p class="note">For calibration: the pairs that come closest '
+            f'without being flagged (a score below {comparison.threshold:.2f}, or fewer than {sc.MIN_SHARED} shared '
+            'fingerprints).</p><table id="below"><tr><th>pair</th><th class=num>score</th>'
             f"<th class=num>shared</th></tr>{rows}</table>")
 
 
