@@ -1,0 +1,71 @@
+"""PS5 — the classic weak testers, as mutants the hidden probes must kill (the self-test's
+mutation analysis runs them like a student's answer). Each one is caught by a subject
+function in ``questions.SUBJECTS`` built to defeat it."""
+import torch
+
+
+def _equal(a, b, atol):
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=0.0))
+
+
+def _multiset_equal(a, b, atol):
+    """Rows compared as a multiset: sorted by their first entry, then compared."""
+    if a.shape != b.shape:
+        return False
+    order = lambda y: y[..., torch.argsort(y[..., 0], dim=-1), :]  # noqa: E731
+    return _equal(order(a), order(b), atol)
+
+
+def _reversal(n):
+    return [torch.arange(n - 1, -1, -1)]
+
+
+def _swap_first_two(n):
+    p = torch.arange(n)
+    p[0], p[1] = 1, 0
+    return [p]
+
+
+def _cyclic_shifts(n):
+    return [torch.roll(torch.arange(n), s) for s in range(1, n)]
+
+
+def _shift_by_one(n):
+    return [torch.roll(torch.arange(n), 1)]
+
+
+def _thorough(n):
+    from solutions.equivariance import _permutations
+
+    return list(_permutations(n))
+
+
+def equivariance_tester(permutations, same=_equal, atol=1e-5):
+    def tester(f, X):
+        X = torch.as_tensor(X)
+        y = f(X)
+        if y.shape[-2:-1] != X.shape[-2:-1]:
+            return False
+        return all(same(f(X[..., p, :]), y[..., p, :], atol) for p in permutations(X.shape[-2]))
+    return tester
+
+
+def invariance_tester(permutations, same=_equal, atol=1e-5):
+    def tester(f, X):
+        X = torch.as_tensor(X)
+        y = f(X)
+        return all(same(f(X[..., p, :]), y, atol) for p in permutations(X.shape[-2]))
+    return tester
+
+
+def _family(make):
+    return {"weak tester: one permutation (a shift by one)": make(_shift_by_one),
+            "weak tester: the reversal only": make(_reversal),
+            "weak tester: one swap (the first two tokens)": make(_swap_first_two),
+            "weak tester: cyclic shifts only": make(_cyclic_shifts),
+            "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
+            "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2)}
+
+
+EXTRA_MUTANTS = {"equivariance_tester": _family(equivariance_tester),
+                 "invariance_tester": _family(invariance_tester)}
