@@ -27,6 +27,7 @@ import inspect
 import signal
 import sys
 import threading
+import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +38,12 @@ import numpy as np
 from autograder.mutation_operators import source_mutants
 from autograder.spec import REPO_ROOT, Assignment, Probe, Question
 
-SAMPLE_SEEDS = 12  # probe-generator seeds in the broad sample
+SAMPLE_SEEDS = 8  # probe-generator seeds in the broad sample
 MAX_MUTANTS = 160  # per question; beyond, an evenly spaced selection (stable)
-CALL_TIMEOUT_S = 5.0  # one mutant on one student's probes; past it the mutant counts as killed
+CALL_TIMEOUT_S = 5.0  # the reference on one sample input; past it the input is left out
+# A mutant on one student's probes may take this many times the reference's time (at least
+# MIN_LIMIT_S); past it the grader's time limit would reject it too, so it counts as killed.
+SLOWDOWN_LIMIT, MIN_LIMIT_S = 20.0, 0.5
 CALLEE_DEPTH = 2
 
 
@@ -324,14 +328,21 @@ class _Analysis:
     def __init__(self, q: Question, assignment: Assignment, seeds: int, targets: list):
         from autograder.selftest import SELFTEST_STUDENTS
 
+        import autograder.judge  # noqa: F401 - imported before any mutant runs under a time limit
+
         self.q = q
         self.students = {s: q.probes_for(s, assignment) for s in SELFTEST_STUDENTS}
         cache, self.lines_run, self.sample = {}, set(), []
         sample = _sample(q, seeds)
+        started = time.perf_counter()
+        for probes in self.students.values():
+            for p in probes:
+                cache[id(p)] = q.expected(p)
+        self.per_probe_s = (time.perf_counter() - started) / max(1, len(cache))
         with _recording_lines(targets, self.lines_run):
             for probes in self.students.values():
                 for p in probes:
-                    cache[id(p)] = q.expected(p)
+                    q.expected(p)
             for p in sample:
                 try:
                     with _time_limit(CALL_TIMEOUT_S):
@@ -347,7 +358,7 @@ class _Analysis:
         from autograder.selftest import known_wrong_outcome
 
         try:
-            with _time_limit(CALL_TIMEOUT_S):
+            with _time_limit(max(MIN_LIMIT_S, SLOWDOWN_LIMIT * self.per_probe_s * len(probes))):
                 outcome = known_wrong_outcome(self.cached, probes, function)
         except _Timeout:
             return True  # the grader's time limit rejects it too

@@ -157,6 +157,7 @@ def sdpa_probes(rng: np.random.Generator) -> list[Probe]:
         Probe((q[..., :tq, :], randn(b, h, tq, dk) * 2, randn(b, h, tq, dv), causal), "causal mask"),
         Probe((q, k, v, padding), "key padding mask"),
         Probe((q, k, v, fully_masked), "a row whose keys are all masked"),
+        Probe((randn(h, tk, dk) * 2, randn(h, tq, dk) * 2, randn(h, tq, dv)), "mask left at its default"),
     ]
 
 
@@ -207,6 +208,10 @@ SHAPES = Question(
                       _shapes_with(cross_scores=lambda B, S, T, d, h: (B, h, S, T))),
     ),
 )
+
+# Values the source documents print: their visible checks compare with the printed value.
+DOCUMENT_VALUES = {"scores_002": "document 002", "weights_002": "document 002", "output_002": "document 002",
+                   "context_shiny": "document 003 (rounded there)"}
 
 ASSIGNMENT = Assignment(
     name="ps1_attention",

@@ -149,20 +149,24 @@ def _randn(rng, *shape):
 
 # ---- probes, drawn per student
 def pe_probes(rng):
-    return [Probe((int(n), int(d), float(b)), f"n_pos = {n}, d = {d}, base = {b:g}")
-            for n, d, b in zip(rng.integers(5, 200, 4), rng.choice([4, 6, 8, 16, 64], 4, replace=False),
-                               rng.choice([100.0, 1000.0, 10000.0], 4))]
+    probes = [Probe((int(n), int(d), float(b)), f"n_pos = {n}, d = {d}, base = {b:g}")
+              for n, d, b in zip(rng.integers(5, 200, 4), rng.choice([4, 6, 8, 16, 64], 4, replace=False),
+                                 rng.choice([100.0, 1000.0], 4))]
+    n, d = int(rng.integers(5, 60)), int(rng.choice([10, 12]))
+    return probes + [Probe((n, d), f"n_pos = {n}, d = {d}, base left at its default")]
 
 
 def wavelength_probes(rng):
-    return [Probe((int(d), float(b)), f"d = {d}, base = {b:g}")
-            for d, b in zip(rng.choice([4, 8, 16, 128, 512], 3, replace=False), rng.choice([100.0, 10000.0], 3))]
+    probes = [Probe((int(d), float(b)), f"d = {d}, base = {b:g}")
+              for d, b in zip(rng.choice([4, 8, 16, 128, 512], 3, replace=False), rng.choice([100.0, 1000.0], 3))]
+    return probes + [Probe((int(rng.choice([6, 10, 32])),), "base left at its default")]
 
 
 def shift_probes(rng):
-    return [Probe((int(k), int(d), float(rng.choice([100.0, 10000.0]))), f"k = {k}, d = {d}")
-            for k, d in zip((int(rng.integers(1, 50)), -int(rng.integers(1, 20)), int(rng.integers(2, 9)), 1),
-                            (4, 6, 8, 16))]
+    probes = [Probe((int(k), int(d), float(rng.choice([100.0, 1000.0]))), f"k = {k}, d = {d}")
+              for k, d in zip((int(rng.integers(1, 50)), -int(rng.integers(1, 20)), int(rng.integers(2, 9)), 1),
+                              (4, 6, 8, 16))]
+    return probes + [Probe((int(rng.integers(2, 30)), 10), "d = 10, base left at its default")]
 
 
 def interp_probes(rng):
@@ -185,7 +189,11 @@ def bucket_probes(rng):
             Probe((every, False), "every offset in [−300, 300], causal"),
             Probe((pos_k[None, :] - pos_q[:, None], bool(rng.integers(0, 2))), "a (12, 20) matrix of offsets"),
             Probe((every, True, nb, md), f"every offset, bidirectional, num_buckets = {nb}, max_distance = {md}"),
-            Probe((every, False, nb, md), f"every offset, causal, num_buckets = {nb}, max_distance = {md}")]
+            Probe((every, False, nb, md), f"every offset, causal, num_buckets = {nb}, max_distance = {md}"),
+            # half the buckets odd (bidirectional), an odd count (causal): integer division shows
+            Probe((every, True, 10, 40), "every offset, bidirectional, num_buckets = 10, max_distance = 40"),
+            Probe((every, False, 11, 50), "every offset, causal, num_buckets = 11, max_distance = 50"),
+            Probe((every[::7],), "every 7th offset, every option left at its default")]
 
 
 def bias_probes(rng):
@@ -194,13 +202,16 @@ def bias_probes(rng):
     return [Probe((_randn(rng, 32, h), t_q, t_k, True), f"{h} heads, t_q = {t_q}, t_k = {t_k}, bidirectional"),
             Probe((_randn(rng, 32, h), t_q, t_k, False), f"{h} heads, t_q = {t_q}, t_k = {t_k}, causal"),
             Probe((_randn(rng, 32, h), 2, 200, True), f"{h} heads, t_q = 2, t_k = 200, bidirectional"),
-            Probe((_randn(rng, 32, h), 40, 40, False), f"{h} heads, t_q = t_k = 40, causal")]
+            Probe((_randn(rng, 32, h), 40, 40, False), f"{h} heads, t_q = t_k = 40, causal"),
+            Probe((_randn(rng, 32, h), t_k, t_q), f"{h} heads, t_q = {t_k}, t_k = {t_q}, bidirectional by default")]
 
 
 def similarity_probes(rng):
-    return [Probe((int(rng.integers(1, 200)), np.arange(0, 80, dtype=np.int64), int(d), float(b)),
-                  f"distances 0 … 79, d = {d}, base = {b:g}")
-            for d, b in zip(rng.choice([8, 16, 64, 128], 2, replace=False), (10000.0, 100.0))]
+    probes = [Probe((int(rng.integers(1, 200)), np.arange(0, 80, dtype=np.int64), int(d), float(b)),
+                    f"distances 0 … 79, d = {d}, base = {b:g}")
+              for d, b in zip(rng.choice([8, 16, 64, 128], 2, replace=False), (1000.0, 100.0))]
+    distances = np.sort(rng.choice(np.arange(-40, 200), 25, replace=False)).astype(np.int64)
+    return probes + [Probe((int(rng.integers(1, 200)), distances, 32), "25 scattered distances, d = 32, base default")]
 
 
 # ---- references

@@ -88,7 +88,7 @@ def bias_probes(rng):
 
 
 def attention_probes(rng):
-    t, d = int(rng.integers(4, 9)), int(rng.choice([4, 8]))
+    t, d = int(rng.choice([5, 7, 9])), int(rng.choice([4, 8]))   # T ≠ d and T ≠ h: an axis mix-up shows
     h = int(rng.choice([2, 4, 8]))
     return [Probe((_randn(rng, h, t, d), _randn(rng, h, t, d), _randn(rng, h, t, d)), f"{h} heads, (h, T, d)"),
             Probe((_randn(rng, 2, 6, t, d), _randn(rng, 2, 6, t, d), _randn(rng, 2, 6, t, d)),

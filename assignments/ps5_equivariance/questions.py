@@ -11,6 +11,8 @@ from autograder.judging.compare import Exact
 from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
+from ps5_weak_testers import EXTRA_MUTANTS  # noqa: F401 - the self-test's mutation analysis reads it
+
 # One self-contained single-head attention with fixed weights, shared by the subject functions.
 _ATTENTION = '''
 def _attention(X, positions=None, causal=False, rope=False, queries=None):
@@ -62,6 +64,35 @@ SUBJECTS = {
     "first_token_special": subject(
         "first_token_special",
         "    y = _attention(X).clone()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n"),
+    # Each of the following defeats one classic weak tester (ps5_weak_testers.py):
+    # a swap of the first two tokens never moves the last one,
+    "last_token_special": subject(
+        "last_token_special",
+        "    y = _attention(X).clone()\n    y[..., -1, :] = y[..., -1, :] + 0.5 * X[..., -1, :]\n    return y\n"),
+    # a reversal maps position i to T-1-i, where this position weight is the same,
+    "reversal_symmetric_position": subject(
+        "reversal_symmetric_position",
+        "    t = X.shape[-2]\n    w = (torch.arange(t).float() - (t - 1) / 2).abs()\n"
+        "    return _attention(X) + 0.5 * w[:, None] * X\n"),
+    # cyclic shifts keep every token's successor,
+    "circular_neighbour": subject(
+        "circular_neighbour", "    return X + 0.5 * torch.roll(X, -1, dims=-2)\n"),
+    # sorted rows: the same multiset of rows for every order (invariant, not equivariant),
+    "sorted_rows": subject(
+        "sorted_rows", "    y = _attention(X)\n    return y[..., torch.argsort(y[..., 0], dim=-1), :]\n"),
+    # and, for invariance testers: a symmetric weighting survives the reversal,
+    "symmetric_weighted_pool": subject(
+        "symmetric_weighted_pool",
+        "    t = X.shape[-2]\n    w = 1 + (torch.arange(t).float() - (t - 1) / 2).abs()\n"
+        "    return (w[:, None] * X).sum(-2, keepdim=True)\n"),
+    # products of neighbours (cyclically) survive the cyclic shifts,
+    "circular_pair_pool": subject(
+        "circular_pair_pool", "    return (X * torch.roll(X, -1, dims=-2)).sum(-2, keepdim=True)\n"),
+    # the last token alone survives a swap of the first two,
+    "last_token_readout": subject("last_token_readout", "    return X[..., -1:, :].clone()\n"),
+    # and a pooled output nudged by token 0 passes a loose tolerance.
+    "nearly_invariant_pool": subject(
+        "nearly_invariant_pool", "    return _attention(X).mean(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n"),
 }
 
 
@@ -71,7 +102,11 @@ def _tokens(rng, t, d=8):
 
 def tester_probes(rng: np.random.Generator) -> list[Probe]:
     t = int(rng.integers(4, 8))
-    return [Probe((fn, _tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
+    probes = [Probe((fn, _tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
+    # the same functions on another length: a tester must not depend on T
+    t2 = int(rng.integers(6, 10))
+    return probes + [Probe((SUBJECTS[name], _tokens(rng, t2)), f"{name}, T = {t2}")
+                     for name in ("attention_no_position", "first_token_special", "mean_pooled")]
 
 
 # ---- known-wrong testers

@@ -36,25 +36,24 @@ def _padding(rng, b, t, fully_padded_row=True):
 
 def ln_probes(rng):
     d = int(rng.integers(5, 17))
-    g, b = randn(rng, d, scale=0.5) + 1, randn(rng, d, scale=0.5)
+    affine = lambda: (randn(rng, d, scale=0.5) + 1, randn(rng, d, scale=0.5))  # noqa: E731 - fresh per probe
     return [
-        Probe((randn(rng, 2, 3, d, scale=2) + 1, g, b, 1e-5), "(B, T, d) input, eps = 1e-5"),
-        Probe((randn(rng, 4, d, scale=0.05), g, b, 1e-2), "small activations, eps = 1e-2"),
-        Probe((randn(rng, 3, d), g, b, float(rng.choice([0.1, 0.5, 1.0]))), "large eps"),
+        Probe((randn(rng, 2, 3, d, scale=2) + 1, *affine(), 1e-5), "(B, T, d) input, eps = 1e-5"),
+        Probe((randn(rng, 4, d, scale=0.05), *affine(), 1e-2), "small activations, eps = 1e-2"),
+        Probe((randn(rng, 3, d), *affine(), float(rng.choice([0.1, 0.5, 1.0]))), "large eps"),
     ]
 
 
 def ffn_probes(rng):
     d, d_ff = int(rng.integers(4, 9)), int(rng.integers(8, 20))
-    w1, b1 = linear(rng, d_ff, d)
-    w2, b2 = linear(rng, d, d_ff)
-    return [Probe((randn(rng, 2, int(rng.integers(2, 6)), d), w1, b1, w2, b2), "(B, T, d) input"),
-            Probe((randn(rng, 3, d), w1, b1, w2, b2), "(T, d) input")]
+    weights = lambda: (*linear(rng, d_ff, d), *linear(rng, d, d_ff))  # noqa: E731 - fresh per probe
+    return [Probe((randn(rng, 2, int(rng.integers(2, 6)), d), *weights()), "(B, T, d) input"),
+            Probe((randn(rng, 3, d), *weights()), "(T, d) input")]
 
 
 def mha_probes(rng):
     h = int(rng.choice([2, 4]))
-    d = h * int(rng.integers(2, 5))
+    d = 4 * int(rng.integers(1, 3))   # divisible by 2 and 4: the other head count below
     b, tq, tk = int(rng.integers(2, 4)), int(rng.integers(3, 6)), int(rng.integers(3, 7))
     w = mha_weights(rng, d)
     x, mem = randn(rng, b, tq, d, scale=2), randn(rng, b, tk, d, scale=2)
@@ -65,6 +64,8 @@ def mha_probes(rng):
         Probe((x, mem, *w, h, None), "cross-attention (T_q ≠ T_k)"),
         Probe((x, mem, *w, h, ~_padding(rng, b, tk)[:, None, None, :]),
               "cross-attention with key padding, one sequence fully padded"),
+        Probe((randn(rng, 1, tq + 1, d, scale=2), randn(rng, 1, tk, d, scale=2), *mha_weights(rng, d), 6 - h, None),
+              f"cross-attention, {6 - h} heads, other weights"),
     ]
 
 
@@ -92,7 +93,9 @@ def encoder_probes(rng):
     h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
     b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
     pad = ~_padding(rng, b, t)[:, None, None, :]
-    return [Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
+    d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
+    return [Probe(encoder_args(rng, b, t, 6 - h, h * d_head // (6 - h), d_ff, None), f"no mask, {6 - h} heads"),
+            Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
             Probe(encoder_args(rng, b, t, h, d_head, d_ff, pad), "key padding, one sequence fully padded")]
 
 
@@ -106,7 +109,7 @@ def greedy_probes(rng):
         # eos = the 3rd generated token, so decoding stops early (unless it already came up);
         # the last probe never meets its eos and runs the full budget.
         eos = free[len(prompt) + 2] if i < 2 else 12
-        probes.append(Probe((model, prompt, 8, eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
+        probes.append(Probe((model, prompt, 8 - 2 * (i == 1), eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
     return probes
 
 
@@ -125,7 +128,10 @@ def decoder_probes(rng):
     b, t = int(rng.integers(2, 4)), int(rng.integers(3, 6))
     s = t + int(rng.integers(1, 3))
     pad = ~_padding(rng, b, s)[:, None, None, :]
-    return [Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
+    d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
+    return [Probe(decoder_args(rng, b, t, s, 6 - h, h * d_head // (6 - h), d_ff, None),
+                  f"T = {t}, memory S = {s}, no memory mask, {6 - h} heads"),
+            Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
             Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, pad),
                   "memory padding mask, one source sequence fully padded")]
 
@@ -154,14 +160,15 @@ def probs_probes(rng):
 def sample_probes(rng):
     v = int(rng.integers(8, 13))
     probes = []
-    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85)):
+    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85), (1.1, 5, 0.7)):
         logits = randn(rng, v)
         for _ in range(100):   # a seed whose first draw is not the argmax: sampling ≠ greedy shows
             seed = int(rng.integers(0, 10_000))
             if ref.sample_tokens(logits, temperature, top_k, top_p, seed, 1)[0] != int(np.argmax(logits)):
                 break
-        probes.append(Probe((logits, temperature, top_k, top_p, seed, 20),
-                            f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, 20 draws"))
+        n = 20 if top_k is None or top_p is None else 12
+        probes.append(Probe((logits, temperature, top_k, top_p, seed, n),
+                            f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, {n} draws"))
     return probes
 
 
@@ -203,12 +210,12 @@ def beam_probes(rng):
             seed = int(rng.integers(0, 10_000))
             model = ref.tiny_lm(seed)
             fn = _memoised(model.compile())
-            free = ref.greedy_decode(fn, prompt, 6, None)
+            free = ref.greedy_decode(fn, prompt, 6 - (i == 1), None)
             eos = free[len(prompt) + 2] if i < 2 else None
             if _all_differ([ref.beam_search] + [getattr(wrong, name) for name in
                                                  (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
-                           (fn, prompt, width, 6, eos)):
+                           (fn, prompt, width, 6 - (i == 1), eos)):
                 break
-        probes.append(Probe((model, prompt, width, 6, eos),
+        probes.append(Probe((model, prompt, width, 6 - (i == 1), eos),
                             f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
     return probes
