@@ -59,7 +59,7 @@ def test_ps1_seed_error_is_named(ps1_graded, student):
     assert res["status"] == "failed" and res["score"] == 0
     assert res["misconception"] == student and words in res["feedback"], res
     others = [q for gid, q in ps1_graded[student]["questions"].items() if gid != question]
-    assert all(q["status"] == "passed" for q in others), "only the seeded error should cost points"
+    assert all(q["status"] in ("passed", "pending") for q in others), "only the seeded error should cost points"
 
 
 def test_ps5_invariance_claim_is_named(tmp_path):
