@@ -49,7 +49,7 @@ def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[st
     for grade_id in pending:
         q = assignment.question(grade_id)
         questions.append({"id": grade_id, "answer": q.answer, "call": q.call, "args_as": q.args_as,
-                          "timeout_s": q.timeout_s,
+                          "timeout_s": q.timeout_s, "cpu_s": q.cpu_limit_s,
                           "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else []})
         if q.rebind:  # root cause: names bound to reference functions while this question is asked
             questions[-1]["rebind"] = {name: _encode_arg(fn) for name, fn in q.rebind}
