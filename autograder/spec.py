@@ -88,6 +88,10 @@ class Question:
     args_as: str = "torch"  # "torch": arrays arrive as torch tensors; "numpy": as ndarrays
     call: bool = True  # False: the answer is a value, read from the namespace, not called
     timeout_s: float = 10.0  # wall time for all of this question's probes
+    # CPU-seconds for all of its probes, instead of timeout_s as the soft limit (timeout_s stays
+    # the wall-clock safety net): a question whose cost is real work, such as training, then
+    # gets the same verdict on a quiet and on a saturated machine
+    cpu_limit_s: float | None = None
     personal: bool = False  # a value whose expected answer depends on the student's parameters
     # Root cause across questions (grade.py): the grade ids of the questions whose answers this
     # answer calls; a question others depend on may carry its reference as self-contained source,
