@@ -1,6 +1,8 @@
 """Source notebook -> student release, as ordered, named, replaceable stages.
 
 1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
+   ``check_formula_symbols`` fails when a formula question accepts other symbols than its text offers
+   ``add_formula_helper``    ships the formula grammar (``formula_check.py``) beside the notebook
 2. ``fill_visible_checks``   placeholder grade cells get checks whose expected values are
                              computed from the reference now (nothing typed in by hand)
 3. ``nbgrader_generate``     nbgrader's own GenerateAssignment: strips solutions, locks cells,
@@ -28,82 +30,14 @@ from pathlib import Path
 from typing import Callable
 
 import nbformat
-import numpy as np
 
-from autograder.judging.compare import AllClose
-from autograder.spec import RELEASE_DIR, Assignment, FunctionSource, Question
+from autograder.judging.compare import Formula
+from autograder.spec import RELEASE_DIR, Assignment
+from autograder.visible import HELPER_MODULE, array_literal, document_values, visible_check_source  # noqa: F401
 
 PLACEHOLDER = "# autograder: visible checks for "
 PARAMS_PLACEHOLDER = "# autograder: student parameters"
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME")
-
-
-# ---------------------------------------------------------------- literals
-
-def _number(x, digits: int = 7) -> str:
-    if isinstance(x, (bool, np.bool_)):
-        return "True" if x else "False"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    if not np.isfinite(x):  # masked scores: a literal the student's cell can run
-        return f"float('{float(x)}')"
-    return format(float(x), f".{digits}g")
-
-
-def _nested(arr: np.ndarray, digits: int = 7) -> str:
-    if arr.ndim == 0:
-        return _number(arr.item(), digits)
-    return "[" + ", ".join(_nested(a, digits) for a in arr) + "]"
-
-
-def array_literal(value, args_as: str) -> str:
-    if isinstance(value, FunctionSource):
-        return value.name
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    arr = np.asarray(value)
-    if arr.dtype == bool:
-        dtype = "torch.bool" if args_as == "torch" else "bool"
-    elif arr.dtype.kind in "iu":  # positions, indices, token ids stay integers
-        dtype = "torch.int64" if args_as == "torch" else "np.int64"
-    else:
-        dtype = "torch.float32" if args_as == "torch" else "np.float32"
-    ctor = "torch.tensor" if args_as == "torch" else "np.array"
-    return f"{ctor}({_nested(arr, digits=9)}, dtype={dtype})"  # 9 digits: float32 round-trips
-
-
-def visible_check_source(question: Question) -> str:
-    """The code of a released check cell: worked examples, expected values from the reference."""
-    lines = [f"# Visible checks for `{question.answer}`. The expected values were computed from the",
-             "# course's reference implementation when this notebook was released. Passing them",
-             "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
-             "import numpy as np"]
-    if question.args_as == "torch":
-        lines.append("import torch")
-    if not question.call:
-        lines.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
-    for probe in question.visible:
-        expected = question.expected(probe)
-        lines.append("")
-        if probe.note:
-            lines.append(f"# {probe.note}")
-        for arg in probe.args:
-            if isinstance(arg, FunctionSource):
-                lines.append(arg.source.strip())
-        args = ", ".join(array_literal(a, question.args_as) for a in probe.args)
-        lines.append(f"_got = {question.answer}({args})")
-        if isinstance(question.compare, AllClose):
-            lines.append("np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),")
-            lines.append(f"    {_nested(np.asarray(expected, dtype=np.float64))},")
-            lines.append(f"    rtol={question.compare.rtol:g}, atol={question.compare.atol:g},"
-                         f" err_msg={probe.label!r})")
-        elif hasattr(expected, "shape"):  # an array compared exactly (indices, token ids)
-            lines.append(f"assert np.array_equal(np.asarray(_got), {_nested(np.asarray(expected))}), "
-                         f"{probe.label!r}")
-        else:
-            lines.append(f"assert _got == {expected!r}, {probe.label!r}")
-    lines.append(f"print('visible checks passed for {question.answer}')")
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- stages
@@ -160,7 +94,8 @@ def fill_visible_checks(ctx: ReleaseContext) -> None:
             continue
         if source.startswith(PLACEHOLDER):
             grade_id = source[len(PLACEHOLDER):].split("\n", 1)[0].strip()
-            cell.source = visible_check_source(ctx.assignment.question(grade_id))
+            cell.source = visible_check_source(ctx.assignment.question(grade_id), ctx.assignment,
+                                               document_values(ctx.assignment))
         elif source.startswith(PARAMS_PLACEHOLDER):
             cell.source = student_params_source(ctx.assignment)
     nbformat.write(nb, ctx.notebook)
@@ -213,8 +148,28 @@ def verify_clean(ctx: ReleaseContext) -> None:
         raise RuntimeError(f"release of {ctx.assignment.name} has an unfilled visible-check cell")
 
 
+def add_formula_helper(ctx: ReleaseContext) -> None:
+    """Formula answers: ship the grader's grammar (stdlib only) beside the notebook, so the
+    visible check refuses what the grader refuses."""
+    if any(isinstance(q.compare, Formula) for q in ctx.assignment.questions):
+        grammar = Path(__file__).with_name("formula_grammar.py").read_text(encoding="utf-8")
+        (ctx.notebook.parent / f"{HELPER_MODULE}.py").write_text(grammar, encoding="utf-8")
+
+
+def check_formula_symbols(ctx: ReleaseContext) -> None:
+    """The symbols each formula question accepts are exactly those its text offers."""
+    from autograder.formula_symbols import symbol_mismatches
+
+    problems = symbol_mismatches(ctx.assignment, nbformat.read(ctx.notebook, as_version=4))
+    if problems:
+        raise RuntimeError(f"{ctx.assignment.name}: formula symbols do not match the notebook:\n  "
+                           + "\n  ".join(problems))
+
+
 STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("copy_source", copy_source),
+    ("check_formula_symbols", check_formula_symbols),
+    ("add_formula_helper", add_formula_helper),
     ("fill_visible_checks", fill_visible_checks),
     ("nbgrader_generate", nbgrader_generate),
     ("normalise", normalise),

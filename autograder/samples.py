@@ -5,6 +5,7 @@ the real released notebook with only its solution cells changed — as a student
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -41,4 +42,8 @@ def write_submission(root: Path, student: str, assignment: Assignment, nb) -> Pa
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / assignment.notebook
     nbformat.write(nb, path)
+    # what a student's folder holds beside the notebook (the formula grammar helper, ...)
+    for extra in released_notebook(assignment).parent.iterdir():
+        if extra.is_file() and extra.name != assignment.notebook:
+            shutil.copy2(extra, folder / extra.name)
     return path

@@ -2,14 +2,17 @@
 
 Runs the notebook top to bottom in a real Jupyter kernel (nbclient), as *Restart & Run All*
 would, and reports each visible check cell. Exit 1 when a check fails, a cell errors or an
-answer is still the release's `raise NotImplementedError()` (nbgrader's own validate exits 0
-even then — its issue #1908).
+answer cell still holds the release's `raise NotImplementedError()` — also inside a function
+nothing calls yet (nbgrader's own validate exits 0 then — its issue #1908).
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+
+STUB = "raise NotImplementedError"
 
 
 @dataclass
@@ -45,6 +48,9 @@ def run_notebook(path: Path, timeout: int = 120) -> list[CellReport]:
         kind = "check" if meta.get("grade") and not meta.get("solution") else (
             "answer" if meta.get("solution") else "code")
         error = _error_of(cell)
+        if error is None and kind == "answer" and STUB in cell.source:
+            # a function whose body is still the stub defines fine and fails only when called
+            error = "NotImplementedError: this answer still contains the release's `raise NotImplementedError()`"
         reports.append(CellReport(index, meta.get("grade_id"), kind, error is None, error or ""))
     return reports
 

@@ -85,8 +85,9 @@ def thetas_probes(rng):
 
 
 def matrix_probes(rng):
-    return [Probe((int(rng.integers(1, 50)), int(d), float(rng.choice([100.0, 500.0, 10000.0]))),
-                  f"m, d = {d}") for d in (4, 6, 8, 16)]
+    probes = [Probe((int(rng.integers(1, 50)), int(d), float(rng.choice([100.0, 500.0, 2000.0]))),
+                    f"m, d = {d}") for d in (4, 6, 8, 16)]
+    return probes + [Probe((int(rng.integers(2, 50)), 10), "m, d = 10, base left at its default")]
 
 
 def apply_probes(rng):
@@ -96,14 +97,17 @@ def apply_probes(rng):
         t = int(rng.integers(3, 7))
         start = int(rng.integers(0, 100))
         positions = np.arange(start, start + t, dtype=np.int64)
-        base = float(rng.choice([100.0, 10000.0]))
+        base = float(rng.choice([100.0, 500.0]))
         probes += [
             Probe((_randn(rng, t, d), positions, base, convention), f"{convention}, (T, d) input"),
             Probe((_randn(rng, 2, 3, t, d), positions, base, convention), f"{convention}, (B, H, T, d) input"),
             Probe((_randn(rng, t, d), rng.permutation(positions), 10000.0, convention),
                   f"{convention}, positions not in order"),
         ]
-    return probes
+    t = int(rng.integers(3, 7))
+    positions = np.sort(rng.choice(np.arange(1, 200), t, replace=False)).astype(np.int64)
+    return probes + [Probe((_randn(rng, t, 6), positions), "(T, 6) input, positions with gaps, base and "
+                                                          "convention left at their defaults")]
 
 
 def permutation_probes(rng):
@@ -113,18 +117,22 @@ def permutation_probes(rng):
 def offset_probes(rng):
     d = int(rng.choice([4, 8, 16]))
     return [Probe((rng.standard_normal(d), rng.standard_normal(d), int(off), float(base)), f"offset {off}")
-            for off, base in zip((-int(rng.integers(1, 40)), int(rng.integers(1, 9)), int(rng.integers(50, 500))),
-                                 (100.0, 10000.0, 10000.0))]
+            for off, base in zip((-int(rng.integers(1, 40)), int(rng.integers(1, 9))), (100.0, 10000.0))] + [
+        Probe((rng.standard_normal(d), rng.standard_normal(d), int(rng.integers(50, 500))),
+              "a large offset, base left at its default")]
 
 
 def attention_probes(rng):
-    d, t = int(rng.choice([4, 8])), int(rng.integers(3, 7))
-    start = int(rng.integers(0, 50))
+    d, t = int(rng.choice([4, 8])), int(rng.integers(4, 8))   # T ≠ 3, the visible example's
+    start = int(rng.integers(1, 50))
     positions = np.arange(start, start + t, dtype=np.int64)
+    gaps = np.sort(rng.choice(np.arange(0, 300), t, replace=False)).astype(np.int64)
     return [Probe((_randn(rng, t, d, scale=2), _randn(rng, t, d, scale=2), _randn(rng, t, d), positions, 100.0),
                   "(T, d), base 100"),
-            Probe((_randn(rng, 2, t, d, scale=2), _randn(rng, 2, t, d, scale=2), _randn(rng, 2, t, d), positions,
-                   10000.0), "(B, T, d), base 10000")]
+            Probe((_randn(rng, 2, t, d, scale=2), _randn(rng, 2, t, d, scale=2), _randn(rng, 2, t, d), gaps,
+                   500.0), "(B, T, d), positions with gaps, base 500"),
+            Probe((_randn(rng, t, d, scale=2), _randn(rng, t, d, scale=2), _randn(rng, t, d), positions),
+                  "(T, d), base left at its default")]
 
 
 # ---- references
@@ -199,9 +207,8 @@ ASSIGNMENT = Assignment(
             points=2, call=False, reference=worked_example, compare=AllClose(atol=1e-2, rtol=0),
             misconceptions=(
                 Misconception("exponent_sign",
-                              EXPONENT_SIGN + " Your m = 1 block shows cos 10 ≈ −0.84 and sin 10 ≈ −0.54 where "
-                              "cos 0.1 ≈ 0.995 and sin 0.1 ≈ 0.100 are right (m = 2: cos 0.2 ≈ 0.980, "
-                              "not cos 20 ≈ 0.41).", lambda: wrong.worked(sign=+1)),
+                              EXPONENT_SIGN + " Your m = 1 block shows cos 10 ≈ −0.84 and sin 10 ≈ −0.54: with "
+                              "the right sign the angles are a hundred times smaller.", lambda: wrong.worked(sign=+1)),
                 Misconception("degrees", DEGREES, lambda: wrong.worked(degrees=True)),
                 Misconception("m_times_i", M_TIMES_I, lambda: wrong.worked(m_times_i=True)),
                 Misconception("rotates_backwards", BACKWARDS, lambda: wrong.worked(backwards=True)),
@@ -260,6 +267,10 @@ ASSIGNMENT = Assignment(
         Question(
             grade_id="rope_attention", answer="rope_attention", title="Causal attention with RoPE", points=2,
             reference=rope_attention, probes=attention_probes, compare=AllClose(atol=2e-4, rtol=1e-4),
+            visible=[Probe((np.eye(3, 4, dtype=np.float32), np.eye(3, 4, dtype=np.float32),
+                            np.arange(12, dtype=np.float32).reshape(3, 4), np.array([0, 1, 2]), 100.0),
+                           "q = k = first rows of I, v = 0 … 11, positions 0, 1, 2, base 100",
+                           note="Three tokens, d = 4, base 100; a query never sees later keys.")],
             misconceptions=(
                 Misconception("rotates_v",
                               "RoPE rotates q and k only: v carries the content that is mixed, and rotating it "

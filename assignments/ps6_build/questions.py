@@ -38,6 +38,9 @@ def _mis(name, feedback, fn):
     return Misconception(name, feedback, fn)
 
 
+# The visible decoding examples' eos: the 3rd token greedy decoding generates on the tiny model.
+VISIBLE_EOS = ref.greedy_decode(ref.tiny_lm(7).compile(), [3, 1], 6, None)[4]
+
 QUESTIONS = [
     Question(
         grade_id="layer_norm", answer="layer_norm", title="LayerNorm", points=2, reference=ref.layer_norm,
@@ -161,7 +164,10 @@ QUESTIONS = [
         grade_id="greedy_decode", answer="greedy_decode", title="Greedy decoding", points=2,
         reference=ref.greedy_decode, probes=greedy_probes, compare=Exact(),
         visible=[Probe((ref.tiny_lm(7), [3, 1], 6, 12), "tiny model, prompt [3, 1]",
-                       note="A tiny fixed model: one causal attention layer, weights from seed 7.")],
+                       note="A tiny fixed model: one causal attention layer, weights from seed 7 "
+                            "(eos 12 is outside its vocabulary: decoding runs the full budget)."),
+                 Probe((ref.tiny_lm(7), [3, 1], 6, VISIBLE_EOS), f"tiny model, prompt [3, 1], eos {VISIBLE_EOS}",
+                       note=f"The same model with eos_id = {VISIBLE_EOS}, a token it generates: decoding stops there.")],
         misconceptions=(
             _mis("ignores_eos", "Stop as soon as eos_id has been generated (keep the eos token in the "
                  "output).", wrong.greedy_ignores_eos),
@@ -215,7 +221,9 @@ QUESTIONS = [
     Question(
         grade_id="beam_search", answer="beam_search", title="Beam search", points=3,
         reference=ref.beam_search, probes=beam_probes, compare=Exact(),
-        visible=[Probe((ref.tiny_lm(7), [3, 1], 2, 6, None), "tiny model, prompt [3, 1], beam width 2")],
+        visible=[Probe((ref.tiny_lm(7), [3, 1], 2, 6, None), "tiny model, prompt [3, 1], beam width 2"),
+                 Probe((ref.tiny_lm(7), [3, 1], 2, 6, VISIBLE_EOS),
+                       f"tiny model, prompt [3, 1], beam width 2, eos {VISIBLE_EOS}")],
         misconceptions=(
             _mis("greedy", "Keep the beam_width best hypotheses at every step, not only the best one: your "
                  "output is greedy decoding's.", wrong.beam_greedy),
@@ -235,4 +243,16 @@ QUESTIONS += TRAINING_QUESTIONS  # part 10, ps6_training.py
 
 # The notebook runs its cells, then every question in one sandboxed process: the CPU limit must
 # cover the two training budgets on top of everything else (single-threaded: CPU ≤ wall time).
+# For the self-test's probe checks (autograder.coverage, autograder.mutation).
+MUTATION_EXEMPT = {"train_copy": "graded by training the student's model (lead-owned, time-limited)",
+                   "train_addition": "graded by training the student's model (lead-owned, time-limited)"}
+COVERAGE_TOGETHER = {
+    "next_token_probs": {"top-k and top-p together": lambda a: a["top_k"] is not None and a["top_p"] is not None},
+    "sample_tokens": {"top-k and top-p together": lambda a: a["top_k"] is not None and a["top_p"] is not None},
+    "greedy_decode": {"an eos inside the vocabulary": lambda a: a["eos_id"] is not None and 0 <= a["eos_id"] < 12,
+                      "an eos outside the vocabulary": lambda a: a["eos_id"] is not None and a["eos_id"] >= 12},
+    "beam_search": {"an eos inside the vocabulary": lambda a: a["eos_id"] is not None and 0 <= a["eos_id"] < 12,
+                    "no eos": lambda a: a["eos_id"] is None},
+}
+
 ASSIGNMENT = Assignment(name="ps6_build", notebook="ps6_build.ipynb", questions=QUESTIONS, cpu_s=600)
