@@ -25,7 +25,8 @@ PARAM_SYMBOLS = ("d", "h", "d_ff")
 FORMULAS = [
     formula("mha_params_formula", "Parameters of multi-head attention (with biases)", 1, pc.mha(bias=True),
             PARAM_SYMBOLS, [
-                ("biases_missing", 4 * d**2, "You counted 4d² — the four projections' biases add 4d."),
+                ("biases_missing", 4 * d**2, "You counted the weight matrices only — each of the four "
+                                               "projections has a bias vector too."),
                 ("output_projection_missing", 3 * d**2 + 3 * d,
                  "Multi-head attention has four d×d maps: W_Q, W_K, W_V and the output projection W_O."),
                 ("full_width_per_head", 4 * h * d**2 + 4 * h * d,
@@ -33,15 +34,15 @@ FORMULAS = [
             ]),
     formula("mha_params_no_bias_formula", "Parameters of multi-head attention (no biases)", 1,
             pc.mha(bias=False), PARAM_SYMBOLS, [
-                ("biases_counted", 4 * d**2 + 4 * d, "This part has no biases: 4 weight matrices of d×d."),
+                ("biases_counted", 4 * d**2 + 4 * d, "This part has no biases: count the weight matrices only."),
             ]),
     formula("ffn_params_formula", "Parameters of the feed-forward block", 1, pc.ffn(), PARAM_SYMBOLS, [
-        ("ffn_biases_missing", 2 * d * d_ff, "Both linear maps have biases: + d_ff + d."),
+        ("ffn_biases_missing", 2 * d * d_ff, "Both linear maps have biases: one per output unit of each."),
         ("ffn_one_layer", d * d_ff + d_ff, "The FFN has two linear maps, d → d_ff and d_ff → d."),
     ]),
     formula("encoder_layer_formula", "Parameters of an encoder layer", 1, pc.encoder_layer(), PARAM_SYMBOLS, [
         ("layer_norms_missing", pc.mha() + pc.ffn(),
-         "Each of the two sub-layers has a LayerNorm with a gain and a bias: + 2·2d."),
+         "Each of the two sub-layers has a LayerNorm with a gain and a bias per feature: count them."),
     ]),
     formula("decoder_layer_formula", "Parameters of a decoder layer", 1, pc.decoder_layer(), PARAM_SYMBOLS, [
         ("cross_attention_missing", pc.encoder_layer(),
@@ -101,7 +102,7 @@ REAL_MODELS = Question(
                        "transformer_base": int(pc.transformer_base())},
     misconceptions=(
         Misconception("bert_without_pooler", "BERT-base's 110M includes the pooler (a d×d linear with bias "
-                      "on [CLS]): 109,482,240.",
+                      "on [CLS]): count it.",
                       lambda: {"bert_base": int(pc.bert(pooler=False)), "gpt2_small": int(pc.gpt2()),
                                "transformer_base": int(pc.transformer_base())}),
         Misconception("gpt2_untied_head", "GPT-2 ties its LM head to the token embedding: no extra V·d.",
@@ -112,17 +113,21 @@ REAL_MODELS = Question(
 
 COST = [
     formula("qk_flops_formula", "FLOPs of QKᵀ (one sequence, all heads)", 1, cost.qk_flops(B=1), ("T", "d", "h"), [
-        ("flops_without_factor_2", T**2 * d, "In the 2mnp convention a multiply-add counts 2 FLOPs: 2·T²·d."),
-        ("heads_multiply", 2 * h * T**2 * d, "Each head works on d/h dimensions: h · 2·T·T·(d/h) = 2T²d."),
+        ("flops_without_factor_2", T**2 * d, "In the 2mnp convention a multiply-add counts 2 FLOPs: you counted "
+                                          "each multiply-add once."),
+        ("heads_multiply", 2 * h * T**2 * d, "Each head works on d/h dimensions, so the head count cancels: "
+                                     "h heads of d/h dimensions each."),
     ]),
     formula("weighted_sum_flops_formula", "FLOPs of the weighted sum A·V", 1, cost.weighted_sum_flops(B=1),
             ("T", "d", "h"), [
-                ("weighted_sum_without_factor_2", T**2 * d, "Count 2 FLOPs per multiply-add: 2·T²·d."),
+                ("weighted_sum_without_factor_2", T**2 * d, "Count 2 FLOPs per multiply-add: you counted "
+                                                                "each once."),
             ]),
     formula("score_entries_formula", "Entries of the score tensor (one sequence)", 1, cost.score_elements(B=1),
             ("T", "d", "h"), [
-                ("scores_without_heads", T**2, "Every head has its own T×T score matrix: h·T²."),
-                ("scores_times_width", T**2 * d, "The scores are one number per (head, query, key): h·T²."),
+                ("scores_without_heads", T**2, "Every head has its own T×T score matrix: count them all."),
+                ("scores_times_width", T**2 * d, "The scores are one number per (head, query, key): the width d "
+                                                              "does not enter."),
             ]),
     Question(grade_id="growth_when_T_doubles", answer="growth_when_T_doubles", points=1, call=False,
              title="Growth of the score cost when T doubles", compare=AllClose(atol=1e-9, rtol=0),
@@ -134,7 +139,7 @@ COST = [
 DENSE = [
     formula("dense_layer_params_formula", "A dense layer on the flattened sequence (with bias)", 1,
             (N * D)**2 + N * D, ("N", "D"), [
-                ("dense_without_bias", (N * D)**2, "With a bias: + N·D."),
+                ("dense_without_bias", (N * D)**2, "With a bias: one per output."),
                 ("dense_per_token", D**2 + D, "The dense layer maps the whole flattened sequence (N·D numbers) "
                                               "to N·D numbers: (ND)² weights, not D² per token."),
             ]),

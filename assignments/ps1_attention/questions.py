@@ -185,8 +185,8 @@ BY_HAND = [
                       lambda: attention_weights(_t(Q_002), _t(K_002), scale=0.25) @ _t(V_002)),)),
     _by_hand("context_shiny", "context_shiny", "context_shiny", "Document 003: the context vector of 'shiny'", 1, (
         Misconception("document_003_rounding",
-                      "Document 003 rounds the weights to three decimals before the weighted sum and "
-                      "gets [0.3992, 0.3858, 0.8610]; keep full precision: ≈ [0.3990, 0.3854, 0.8610].",
+                      "Document 003 rounds the weights to three decimals before the weighted sum, and "
+                      "your answer reproduces its rounded result: keep full precision throughout.",
                       lambda: np.array([0.3992, 0.3858, 0.8610])),
         Misconception("unnormalised_scores", "Weight the embeddings by the softmax of the scores, not by the "
                       "raw dot products.", lambda: _t(E_003[1]) @ _t(E_003).T @ _t(E_003)),), atol=2e-4),
@@ -197,7 +197,7 @@ SHAPES = Question(
     personal=True,
     reference=shapes_reference, compare=Exact(),
     misconceptions=(
-        Misconception("ffn_narrows", "The FFN widens the model to d_ff = 4·d_model (2048 for d = 512 in the "
+        Misconception("ffn_narrows", "The FFN widens the model to d_ff = 4·d_model (as in the "
                       "original paper); it does not narrow to d/2 as document 000's answer does.",
                       _shapes_with(ffn_hidden=lambda B, S, T, d, h: (B, S, d // 2))),
         Misconception("heads_not_split", "Per-head Q has shape (B, h, T, d_model/h): the model width is "

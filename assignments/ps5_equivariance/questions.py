@@ -185,9 +185,10 @@ ASSIGNMENT = Assignment(
                               "Your tester says every function is equivariant: it never compares f on a "
                               "really permuted input with the permuted output.", always_true),
                 Misconception("one_permutation_is_not_enough",
-                              "One permutation is not enough: your tester missed a function that treats "
-                              "the first token specially. Try several permutations, including ones that "
-                              "move every position.", only_swaps_the_last_two),
+                              "Your tester called a function equivariant that is not: it departs from "
+                              "equivariance only slightly, at one token. Either your permutations never move "
+                              "that token (try several, including ones that move every position), or your "
+                              "tolerance is too loose (compare with a tight atol such as 1e-5).", only_swaps_the_last_two),
                 Misconception("inverse_permutation",
                               "Permute the output with the same permutation P as the input "
                               "(y[p], not y[argsort(p)]): f(X[p]) should equal f(X)[p].", inverse_permutation),
