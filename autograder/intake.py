@@ -177,6 +177,7 @@ def _moodle(c: _Collector, folder: Path, entries: list[Path]) -> None:
 
 
 def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
+    latest: dict[str, tuple[int, Path]] = {}  # several uploads: the highest attachment id is the last
     for entry in entries:
         m = CANVAS_RE.fullmatch(entry.name)
         if entry.suffix != ".ipynb":
@@ -185,8 +186,12 @@ def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
             c.unmatched.append(f"{entry.name}: not named as Canvas names submissions (<name>_<userid>_<id>_<file>)")
         else:
             student = c.student(entry, m["uid"], m["name"], natural=m["uid"])
-            if student:
-                c.add(student, _notebooks([entry]))
+            if student and (student not in latest or int(m["att"]) > latest[student][0]):
+                if student in latest:
+                    c.notes.append(f"{latest[student][1].name}: an earlier upload by {student}, not graded")
+                latest[student] = (int(m["att"]), entry)
+    for student, (_, entry) in latest.items():
+        c.add(student, _notebooks([entry]))
 
 
 def _folders(c: _Collector, folder: Path, entries: list[Path]) -> None:

@@ -121,10 +121,13 @@ def test_canvas_submissions_zip(ps1, nb, tmp_path):
     put(nb, src / "smith_john_12345_67890_ps1_attention.ipynb")
     put(nb, src / "late_doe_jane_222_333_ps1_attention-1.ipynb")
     put(nb, src / "leeann_LATE_444_555_ps1.ipynb")
+    put(nb, src / "leeann_444_554_ps1.ipynb")  # an earlier upload: the higher attachment id wins
     (src / "smith_john_12345_67891_notes.pdf").write_bytes(b"%PDF")
     intake = collect(zip_of(src, tmp_path / "submissions.zip"), ps1, tmp_path / "work")
     assert intake.layout == "canvas"
-    assert set(found(intake)) == {"12345", "222", "444"}  # the Canvas user id: the first number
+    assert found(intake) == {"12345": "smith_john_12345_67890_ps1_attention.ipynb",  # the Canvas user id
+                             "222": "late_doe_jane_222_333_ps1_attention-1.ipynb",
+                             "444": "leeann_LATE_444_555_ps1.ipynb"}
     assert all(s.notebook.is_relative_to(tmp_path / "work") for s in intake.submissions)
     roster = tmp_path / "canvas_gradebook.csv"  # Canvas's own gradebook export as the roster
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,PS1 (99)\n"
@@ -132,7 +135,8 @@ def test_canvas_submissions_zip(ps1, nb, tmp_path):
                       '"Smith, John",12345,S1,jsmith,A,\n"Doe, Jane",222,S2,jdoe,A,\n', encoding="utf-8")
     intake = collect(tmp_path / "submissions.zip", ps1, tmp_path / "work", roster=roster)
     assert set(found(intake)) == {"jsmith", "jdoe"}
-    assert intake.unmatched == ["leeann_LATE_444_555_ps1.ipynb: not in the roster (444)"]
+    assert intake.unmatched == ["leeann_444_554_ps1.ipynb: not in the roster (444)",
+                                "leeann_LATE_444_555_ps1.ipynb: not in the roster (444)"]
 
 
 def test_moodle_download_zip_with_a_top_folder(ps1, nb, tmp_path):
