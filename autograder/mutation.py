@@ -39,6 +39,7 @@ from autograder.mutation_operators import source_mutants
 from autograder.spec import REPO_ROOT, Assignment, Probe, Question
 
 SAMPLE_SEEDS = 8  # probe-generator seeds in the broad sample
+SAMPLE_MAX_PROBES = 48  # ... fewer when each draw has many probes (at least two draws)
 MAX_MUTANTS = 160  # per question; beyond, an evenly spaced selection (stable)
 CALL_TIMEOUT_S = 5.0  # the reference on one sample input; past it the input is left out
 # A mutant on one student's probes may take this many times the reference's time (at least
@@ -321,6 +322,8 @@ def _sample(q: Question, seeds: int) -> list[Probe]:
     probes = list(q.visible)
     for seed in range(seeds):
         probes.extend(q.probes(np.random.default_rng(10_000 + seed)))
+        if len(probes) >= SAMPLE_MAX_PROBES and seed >= 1:
+            break  # many probes per draw (PS5's subject functions): enough seeds for the sample
     return probes + [p for probe in probes for p in _perturbed(q, probe)]
 
 
