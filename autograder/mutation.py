@@ -1,11 +1,9 @@
 """Mutation analysis: are a question's hidden probes strong enough to reject every wrong answer?
 
-For each function question, mutants of the reference are made (see
-``autograder.mutation_operators``): single-site source mutants of the reference and of the
-course functions it calls (``solutions/``, the problem set's own modules), installed by
-swapping the function in every module namespace that holds it; argument mutants that ignore
-one argument (keeping its default, or the visible example's value, or positions 0..T-1); and
-the hand-written mutants a problem set lists in ``EXTRA_MUTANTS`` (PS5's weak testers).
+For each function question, mutants of the reference are made (``autograder.mutants``):
+single-site source mutants of the reference and of the course functions it calls, argument
+mutants that ignore one argument, and the hand-written mutants a problem set lists in
+``EXTRA_MUTANTS`` (PS5's weak testers). A changed line no sample input runs is equivalent.
 
 A mutant is *killed* when the verdict (``autograder.judge.judge``) rejects it on the hidden
 probes of every self-test student. A mutant that is not killed but differs from the
@@ -22,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import inspect
 import signal
 import sys
@@ -31,11 +28,11 @@ import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
-from autograder.mutation_operators import source_mutants
+from autograder.mutants import Mutant, argument_mutants, mutation_targets, source_level_mutants
 from autograder.spec import REPO_ROOT, Assignment, Probe, Question
 
 SAMPLE_SEEDS = 8  # probe-generator seeds in the broad sample
@@ -44,16 +41,9 @@ MAX_MUTANTS = 160  # per question; beyond, an evenly spaced selection (stable)
 CALL_TIMEOUT_S = 5.0  # the reference on one sample input; past it the input is left out
 # A mutant on one student's probes may take this many times the reference's time (at least
 # MIN_LIMIT_S); past it the grader's time limit would reject it too, so it counts as killed.
-SLOWDOWN_LIMIT, MIN_LIMIT_S = 20.0, 0.5
-CALLEE_DEPTH = 2
-
-
-@dataclass(frozen=True)
-class Mutant:
-    name: str
-    function: Callable  # what the student would have written (same signature as the reference)
-    install: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
-    site: tuple[str, int] | None = None  # (file, line) changed; a line no input runs is equivalent
+# On the broad sample the limit is looser still (a timeout there marks the mutant as different).
+SLOWDOWN_LIMIT, MIN_LIMIT_S = 50.0, 1.0
+SAMPLE_SLOWDOWN_LIMIT = 200.0
 
 
 @dataclass
@@ -93,92 +83,6 @@ class MutationResult:
         return text
 
 
-# ---------------------------------------------------------------- targets and installation
-
-def _in_course(function, roots: tuple[Path, ...]) -> bool:
-    try:
-        path = Path(inspect.getsourcefile(function) or "").resolve()
-    except TypeError:
-        return False
-    return any(root in path.parents for root in roots)
-
-
-def _called_functions(function) -> Iterator[Callable]:
-    """Plain functions named in ``function``'s body: globals, ``module.attr``, local imports."""
-    import ast
-    import textwrap
-
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError):
-        return
-    namespace = function.__globals__
-    for node in ast.walk(tree):
-        value = None
-        if isinstance(node, ast.Name):
-            value = namespace.get(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            owner = namespace.get(node.value.id)
-            value = getattr(owner, node.attr, None) if isinstance(owner, types.ModuleType) else None
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            with contextlib.suppress(ImportError):
-                module = importlib.import_module(node.module)
-                for alias in node.names:
-                    yield from _functions(getattr(module, alias.name, None))
-        yield from _functions(value)
-
-
-def _functions(value) -> Iterator[Callable]:
-    if isinstance(value, types.FunctionType):
-        yield value
-
-
-def mutation_targets(reference, roots: tuple[Path, ...]) -> list[Callable]:
-    """The reference and the course functions it calls, to CALLEE_DEPTH levels, in call order."""
-    seen, order, frontier = {id(reference)}, [reference], [reference]
-    for _ in range(CALLEE_DEPTH):
-        nxt = []
-        for fn in frontier:
-            for callee in _called_functions(fn):
-                if id(callee) not in seen and _in_course(callee, roots):
-                    seen.add(id(callee))
-                    order.append(callee)
-                    nxt.append(callee)
-        frontier = nxt
-    return order
-
-
-@contextlib.contextmanager
-def _swapped(original, replacement, namespaces: list[dict]):
-    """Every name bound to ``original`` in these namespaces points at ``replacement``."""
-    changed = []
-    try:
-        for ns in namespaces:
-            for key, value in list(ns.items()):
-                if value is original:
-                    ns[key] = replacement
-                    changed.append((ns, key))
-        yield
-    finally:
-        for ns, key in changed:
-            ns[key] = original
-
-
-def _source_mutants(reference, roots) -> list[Mutant]:
-    targets = mutation_targets(reference, roots)
-    namespaces = list({id(ns): ns for ns in (t.__globals__ for t in targets)}.values())
-    mutants = []
-    for target in targets:
-        for m in source_mutants(target):
-            site = (target.__code__.co_filename, m.line)
-            if target is reference:
-                mutants.append(Mutant(m.name, m.function, site=site))
-            else:
-                install = (lambda o=target, r=m.function: _swapped(o, r, namespaces))
-                mutants.append(Mutant(m.name, reference, install, site))
-    return mutants
-
-
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
     yield code
     for const in code.co_consts:
@@ -204,57 +108,6 @@ def _recording_lines(functions, into: set):
         yield
     finally:
         sys.settrace(previous)
-
-
-def _forcing(reference, index: int, name: str, value) -> Callable:
-    signature = inspect.signature(reference)
-
-    def mutant(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.arguments[name] = value
-        return reference(*bound.args, **bound.kwargs)
-    return mutant
-
-
-def _arange_like(value):
-    import torch
-
-    n = value.shape[-1]
-    return torch.arange(n).expand(value.shape).clone() if hasattr(value, "expand") else np.arange(n)
-
-
-def _positions_mutant(reference, name: str) -> Callable:
-    signature = inspect.signature(reference)
-
-    def mutant(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        if bound.arguments.get(name) is not None:
-            bound.arguments[name] = _arange_like(bound.arguments[name])
-        return reference(*bound.args, **bound.kwargs)
-    return mutant
-
-
-def argument_mutants(q: Question) -> list[Mutant]:
-    """Answers that ignore one argument: keep its default, the visible example's value, or
-    (for positions) 0..T-1."""
-    mutants = []
-    params = [p for p in inspect.signature(q.reference).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    for index, p in enumerate(params):
-        if p.default is not inspect.Parameter.empty:
-            mutants.append(Mutant(f"ignores `{p.name}` (keeps the default {p.default!r})",
-                                  _forcing(q.reference, index, p.name, p.default)))
-        shown = {repr(v.args[index]) for v in q.visible if index < len(v.args)
-                 and isinstance(v.args[index], (bool, int, float, type(None)))}
-        if len(shown) == 1 and len(q.visible) == sum(index < len(v.args) for v in q.visible):
-            value = q.visible[0].args[index]
-            if p.default is inspect.Parameter.empty or repr(p.default) != repr(value):
-                mutants.append(Mutant(f"ignores `{p.name}` (uses the visible example's {value!r})",
-                                      _forcing(q.reference, index, p.name, value)))
-        if "position" in p.name or p.name in ("pos", "positions"):
-            mutants.append(Mutant(f"ignores `{p.name}` (assumes positions 0..T-1)",
-                                  _positions_mutant(q.reference, p.name)))
-    return mutants
 
 
 # ---------------------------------------------------------------- running
@@ -356,12 +209,12 @@ class _Analysis:
         fields = {f.name: getattr(q, f.name) for f in dataclasses.fields(Question)}
         self.cached = _CachedQuestion(**{**fields, "misconceptions": ()}, cache=cache)
 
-    def rejected(self, probes: list[Probe], function) -> bool:
+    def rejected(self, probes: list[Probe], function, slowdown: float = SLOWDOWN_LIMIT) -> bool:
         from autograder.judge import judge
         from autograder.selftest import known_wrong_outcome
 
         try:
-            with _time_limit(max(MIN_LIMIT_S, SLOWDOWN_LIMIT * self.per_probe_s * len(probes))):
+            with _time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):
                 outcome = known_wrong_outcome(self.cached, probes, function)
         except _Timeout:
             return True  # the grader's time limit rejects it too
@@ -377,7 +230,7 @@ class _Analysis:
             if len(passing) < len(self.students):
                 return "survived"
             for start in range(0, len(self.sample), 8):
-                if self.rejected(self.sample[start:start + 8], mutant.function):
+                if self.rejected(self.sample[start:start + 8], mutant.function, SAMPLE_SLOWDOWN_LIMIT):
                     return "survived"
         return "equivalent"
 
@@ -395,7 +248,7 @@ def _roots(assignment: Assignment) -> tuple[Path, ...]:
 
 def question_mutants(q: Question, assignment: Assignment, extra: dict | None = None) -> list[Mutant]:
     roots = _roots(assignment)
-    mutants = argument_mutants(q) + _spaced(_source_mutants(q.reference, roots), MAX_MUTANTS)
+    mutants = argument_mutants(q) + _spaced(source_level_mutants(q.reference, roots), MAX_MUTANTS)
     mutants += [Mutant(name, fn) for name, fn in (extra or {}).items()]
     unique = {}
     for m in mutants:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder import mutation
+from autograder import mutants, mutation
 from autograder.judging.compare import AllClose, Exact
 from autograder.mutation_operators import source_mutants
 from autograder.spec import Assignment, Misconception, Probe, Question, as_args, load_assignment
@@ -78,7 +78,7 @@ def test_a_mutant_in_a_called_course_function_is_installed_and_removed():
     targets = mutation.mutation_targets(attention.scaled_dot_product_attention,
                                         (mutation.REPO_ROOT / "solutions",))
     assert original in targets and attention.causal_mask in targets
-    with mutation._swapped(original, lambda *a, **k: "mutant", [attention.__dict__]):
+    with mutants._swapped(original, lambda *a, **k: "mutant", [attention.__dict__]):
         assert attention.attention_weights(None, None) == "mutant"
     assert attention.attention_weights is original
 
