@@ -175,8 +175,8 @@ def tiny_lm(seed: int) -> FunctionSource:
 
 # ---- part 10: training on the toy tasks of document 001 (copy, 3-digit addition)
 #
-# The grader calls the notebook's `copy_task(seed, time_budget_s, src, tf_src, tf_tgt)` (and
-# `addition_task`): it trains with the student's `train_copy(seed, time_budget_s)`, decodes the
+# The grader calls the notebook's `copy_task(seed, max_steps, src, tf_src, tf_tgt)` (and
+# `addition_task`): it trains with the student's `train_copy(seed, max_steps)`, decodes the
 # held-out `src` greedily and returns {"generated": (n, L) tokens, "teacher_forced": (m, L)
 # argmax of model(tf_src, tf_tgt[:, :-1])}. The "reference" is the truth for those inputs; the
 # verdict is the exact-match accuracy of "generated" against it (``TaskAccuracy``).
@@ -201,11 +201,11 @@ def addition_target(src):
     return torch.cat([torch.full((src.shape[0], 1), ADD_BOS), _digits(a + b, ADD_DIGITS + 1)], 1)
 
 
-def copy_truth(seed, time_budget_s, src, tf_src, tf_tgt):
+def copy_truth(seed, max_steps, src, tf_src, tf_tgt):
     return {"generated": src, "teacher_forced": tf_tgt[:, 1:], "decoder_input": tf_tgt[:, :-1]}
 
 
-def addition_truth(seed, time_budget_s, src, tf_src, tf_tgt):
+def addition_truth(seed, max_steps, src, tf_src, tf_tgt):
     a, b = addition_operands(src)
     return {"generated": addition_target(src)[:, 1:], "teacher_forced": tf_tgt[:, 1:],
             "decoder_input": tf_tgt[:, :-1],
