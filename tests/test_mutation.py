@@ -128,3 +128,19 @@ def test_every_weak_tester_is_rejected_on_every_selftest_students_probes(ps5, gr
             got = [tester(*as_args(p.args, q.args_as)) for p in probes]
             assert got != expected, f"{name} passes {student}'s hidden probes"
     assert isinstance(q.compare, Exact)
+
+
+def test_selftest_prints_a_score_per_question_and_mutants_killed_last(monkeypatch, capsys):
+    import argparse
+
+    from autograder import cli, selftest
+
+    strong = _question(lambda rng: [Probe((_x(rng, 3, 4), float(rng.uniform(3, 5)))), Probe((_x(rng, 5, 2),))])
+    monkeypatch.setattr(cli, "_assignments", lambda names: [_assignment(strong)])
+    code = selftest.cmd_selftest(argparse.Namespace(problem_sets=[], probes_only=True))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert any(line.strip().startswith("mutation q:") and "(100 %)" in line for line in lines), lines
+    killed = [line for line in lines if line.startswith("mutants_killed:")]
+    assert lines[-1] == killed[0] and code == 0
+    k, n = lines[-1].split()[1].split("/")
+    assert int(k) == int(n) > 0
