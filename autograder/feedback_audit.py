@@ -18,24 +18,43 @@ from autograder.spec import Assignment, Question
 SPECIFIC_LINE = "specific feedback: {n}/{m}"
 
 
+def kind_of(result) -> str:
+    """named (a misconception) | diagnosed | crash (the exception raised in the student's code is
+    shown) | generic ("does not match the reference — values differ …")."""
+    if result.misconception:
+        return "named"
+    if getattr(result, "diagnosis", None) or getattr(result, "root_cause", None):
+        return "diagnosed"
+    if result.status in ("error", "timeout"):
+        return "crash"
+    return "generic"
+
+
 @dataclass
 class FeedbackAudit:
     assignment: str
-    specific: int = 0
-    total: int = 0
-    generic: list[str] = field(default_factory=list)  # "grade_id: answer name" with generic feedback
+    kinds: dict = field(default_factory=lambda: {"named": 0, "diagnosed": 0, "crash": 0, "generic": 0})
+    generic: list[str] = field(default_factory=list)  # "grade_id: answer name [status] feedback"
     texts: list[tuple[str, str]] = field(default_factory=list)  # (grade_id, feedback) seen
 
+    @property
+    def total(self) -> int:
+        return sum(self.kinds.values())
+
+    @property
+    def specific(self) -> int:
+        return self.total - self.kinds["generic"]
+
     def add(self, question: Question, name: str, result) -> None:
-        self.total += 1
         self.texts.append((question.grade_id, result.feedback))
-        if result.misconception or getattr(result, "diagnosis", None):
-            self.specific += 1
-        else:
-            self.generic.append(f"{question.grade_id}: {name}")
+        kind = kind_of(result)
+        self.kinds[kind] += 1
+        if kind == "generic":
+            self.generic.append(f"{question.grade_id}: {name} [{result.status}] {result.feedback[:150]}")
 
     def line(self) -> str:
-        return f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total)
+        breakdown = ", ".join(f"{k} {v}" for k, v in self.kinds.items())
+        return f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total) + f" ({breakdown})"
 
 
 def _rejected(question: Question, probes, outcome) -> bool:
@@ -86,10 +105,10 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
                     q.expected(probe)
         for mutant in mutation.question_mutants(q, assignment, extra.get(q.grade_id)):
             try:
-                with mutant.install():
+                with mutant.install(), mutation._time_limit(mutation.CALL_TIMEOUT_S * len(students)):
                     outcomes = {s: known_wrong_outcome(q, probes[s], mutant.function) for s in students}
-            except Exception:  # noqa: BLE001 - a mutant that breaks the harness is not a student answer
-                continue
+            except Exception:  # noqa: BLE001 - a mutant that hangs or breaks the harness: the sandbox's
+                continue       # time limit would answer it, not feedback
             if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
                 continue  # not killed (survivor or equivalent): the mutation analysis reports it
             first = students[0]

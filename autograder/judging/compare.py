@@ -47,8 +47,21 @@ class AllClose(Comparator):
 
     atol: float = 1e-5
     rtol: float = 1e-4
+    # the returned array must have the reference's dtype (where the notebook asks for "the same
+    # dtype as the input", or a bool mask): float64 for a float32 input, or a 0/1 int mask, fails
+    same_dtype: bool = False
+
+    def matches(self, got: Any, expected: Any) -> bool:
+        """Recognising a known mistake is about values: its simulation's dtype may differ."""
+        return AllClose(self.atol, self.rtol)(got, expected).ok
 
     def __call__(self, got: Any, expected: Any) -> Check:
+        if self.same_dtype and isinstance(expected, np.ndarray):
+            got_dtype = got.dtype if isinstance(got, np.ndarray) else None
+            if got_dtype is not None and got_dtype != expected.dtype:
+                return Check(False, f"you returned dtype {got_dtype} where {expected.dtype} was asked for"
+                                    + (" (the input's dtype: keep it through every step)"
+                                       if expected.dtype.kind == "f" else ""))
         exp = np.asarray(expected, dtype=np.float64)
         arr = _as_array(got)
         if arr is None:
@@ -87,7 +100,13 @@ class AllClose(Comparator):
 class Exact(Comparator):
     """Exact equality of plain numbers / strings / nested lists (ints compared as ints)."""
 
+    integers: bool = False  # where an int is expected only an integer will do ("a list of ints")
+
     def __call__(self, got: Any, expected: Any) -> Check:
+        if self.integers:
+            bad = _not_an_int(got, expected)
+            if bad:
+                return Check(False, f"expected ints, got {bad}: convert with int(...)")
         if isinstance(got, np.ndarray):
             got = got.tolist()
         if isinstance(expected, np.ndarray):
@@ -104,6 +123,20 @@ class Exact(Comparator):
             return Check(False, "; ".join(parts) or "unexpected extra entries")
         shown = repr(got)
         return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
+
+
+def _not_an_int(got: Any, expected: Any) -> str | None:
+    """The first value returned where ``expected`` holds an int that is not an integer type
+    (a float, a float tensor), described; None when every such place holds an integer."""
+    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
+        return next(filter(None, map(_not_an_int, got, expected)), None)
+    if isinstance(expected, int) and not isinstance(expected, bool):
+        if isinstance(got, (int, np.integer)) and not isinstance(got, bool):
+            return None
+        if isinstance(got, np.ndarray) and got.ndim == 0 and got.dtype.kind in "iu":
+            return None  # a 0-d integer tensor, such as argmax(): an integer
+        return f"a {got.dtype} array" if isinstance(got, np.ndarray) else type(got).__name__
+    return None
 
 
 def _both_numbers(a: Any, b: Any) -> bool:

@@ -17,18 +17,20 @@ from typing import Any
 
 from autograder.judging.compare import AllClose, Exact, Formula
 from autograder.judging.diagnosis_base import Case, Context, Diagnosis
-from autograder.judging.locations import find_edge, find_masked_rows, find_nan
+from autograder.judging.locations import (
+    find_agreeing_prefix, find_diagonal, find_edge, find_masked_rows, find_nan, find_shape, find_stripes, which_inputs)
 from autograder.judging.relations import (
     find_axes, find_factor, find_precision, find_reversed_or_permuted, find_shift, find_sign, find_sums_axis,
     find_zeros)
-from autograder.judging.reruns import find_mask, find_primitive_variants
+from autograder.judging.reruns import find_argument, find_mask, find_primitive_variants
 from autograder.spec import Probe, Question
 
 __all__ = ["Diagnosis", "diagnose"]
 
 # in order: exact relations first, then the reference re-run, then where the errors are
 FINDERS = (find_zeros, find_sign, find_factor, find_axes, find_reversed_or_permuted, find_shift, find_sums_axis,
-           find_mask, find_primitive_variants, find_masked_rows, find_edge, find_nan, find_precision)
+           find_mask, find_argument, find_primitive_variants, find_precision, find_masked_rows, find_edge,
+           find_stripes, find_diagonal, find_agreeing_prefix, find_shape, find_nan)
 
 
 def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diagnosis | None:
@@ -51,17 +53,17 @@ def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diag
     if not cases:
         return None
     found = _first_finding(Context(question, cases))
-    if found is not None or len(cases) < 2:
+    if found is not None:
         return found
     # No one relation explains every wrong probe: name the cause on the first probe it explains.
-    for index, case in enumerate(cases):
+    for case in cases if len(cases) > 1 else ():
         found = _first_finding(Context(question, [case]))
         if found is not None:
             from autograder.judge import public_label
 
             where = public_label(case.probe, next(i for i, p in enumerate(probes) if p is case.probe))
             return Diagnosis(found.kind, f"on {where}, {found.feedback} (other inputs differ in other ways)")
-    return None
+    return which_inputs(question, probes, cases)
 
 
 def _first_finding(ctx: Context) -> Diagnosis | None:

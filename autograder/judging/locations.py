@@ -72,3 +72,122 @@ def find_edge(ctx: Context) -> Diagnosis | None:
     return None
 
 
+
+
+def _wrong_indices(ctx: Context, axis: int) -> list[tuple[int, set[int]]] | None:
+    """Per failing probe: the axis's length and the indices along it where something is wrong."""
+    out = []
+    for case in ctx.cases:
+        off = _off_entries(ctx, case)
+        if off is None or off.ndim < -axis or off.shape[axis] < 4:
+            return None
+        other = tuple(a for a in range(off.ndim) if a != off.ndim + axis)
+        out.append((off.shape[axis], set(np.flatnonzero(off.any(axis=other)).tolist())))
+    return out
+
+
+def _axis_words(ndim: int, axis: int) -> str:
+    return "entries" if ndim == 1 else ("columns (the last axis)" if axis == -1 else f"positions along axis {axis}")
+
+
+def find_stripes(ctx: Context) -> Diagnosis | None:
+    """Wrong only at even (or odd) indices along an axis, or only in one half of it."""
+    first = _array(ctx.cases[0].expected)
+    if first is None:
+        return None
+    for axis in range(-1, -first.ndim - 1, -1):
+        found = _wrong_indices(ctx, axis)
+        if not found or not all(wrong for _, wrong in found):
+            continue
+        words = _axis_words(first.ndim, axis)
+        for parity, name in ((0, "even"), (1, "odd")):
+            if all(all(i % 2 == parity for i in wrong) for _, wrong in found):
+                return Diagnosis("stripes", f"only the {words} with {name} index (0-based) are wrong, the others "
+                                            "agree: look at what you compute for that half of the pairs")
+        for half, name in ((0, "first"), (1, "second")):
+            if all(all((i >= n // 2) == bool(half) for i in wrong) and n % 2 == 0 for n, wrong in found):
+                return Diagnosis("stripes", f"only the {name} half of the {words} is wrong, the other half "
+                                            "agrees: look at what you compute for that half")
+    return None
+
+
+def find_shape(ctx: Context) -> Diagnosis | None:
+    """The right numbers in the wrong shape: an extra or missing axis of size 1, or axes reordered."""
+    texts = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape == exp.shape:
+            return None
+        if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
+            axis = next(i for i, (a, b) in enumerate(zip(got.shape, exp.shape)) if a != b) - got.ndim
+            mine, theirs = got.shape[axis], exp.shape[axis]
+            where = "" if got.ndim == 1 else f" along axis {axis}"
+            if abs(mine - theirs) == 1:
+                texts.add(f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: "
+                          "an off-by-one in a range, a slice or a length")
+            elif mine in (2 * theirs, theirs // 2) or theirs in (2 * mine, mine // 2):
+                texts.add(f"your output has {'twice as many' if mine > theirs else 'half as many'} entries"
+                          f"{where}: check the step of a range or slice (every second entry?) and pairs")
+            else:
+                return None
+        elif np.squeeze(got).shape == np.squeeze(exp).shape:
+            texts.add("your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
+                      "index that drops an axis?)")
+        elif sorted(got.shape) == sorted(exp.shape):
+            texts.add("your output has the right sizes in another order of axes: check the transposes "
+                      "and the order of the dimensions")
+        else:
+            return None
+    return Diagnosis("shape", sorted(texts)[0]) if len(texts) == 1 else None
+
+
+def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
+    """Right at the first index (or first few) along an axis, wrong from there on: the dependence on
+    that index (a rate, a frequency, a step) is off while the starting value is right."""
+    first = _array(ctx.cases[0].expected)
+    if first is None:
+        return None
+    for axis in range(-first.ndim, 0):
+        found = _wrong_indices(ctx, axis)
+        if not found:
+            continue
+        starts = {min(wrong) if wrong else None for _, wrong in found}
+        if None in starts or len(starts) != 1:
+            continue
+        start = starts.pop()
+        if start >= 1 and all(wrong == set(range(start, n)) for n, wrong in found):
+            where = "index" if first.ndim == 1 else f"index along axis {axis}"
+            return Diagnosis("location", f"your values agree up to {where} {start - 1} and are wrong from "
+                                         f"{start} on: what changes with that index (a rate, a frequency, a "
+                                         "step, a position) is off, while the starting value is right")
+    return None
+
+
+def find_diagonal(ctx: Context) -> Diagnosis | None:
+    """In square matrices: wrong only on the diagonal, or only off it."""
+    for where, pick in (("on the diagonal", lambda eye: eye), ("off the diagonal", lambda eye: ~eye)):
+        ok = True
+        for case in ctx.cases:
+            off = _off_entries(ctx, case)
+            if off is None or off.ndim < 2 or off.shape[-1] != off.shape[-2] or off.shape[-1] < 2:
+                return None
+            eye = np.broadcast_to(np.eye(off.shape[-1], dtype=bool), off.shape)
+            if np.any(off & ~pick(eye)):
+                ok = False
+                break
+        if ok:
+            return Diagnosis("diagonal", f"only the entries {where} are wrong, the others agree with the reference")
+    return None
+
+
+def which_inputs(question, probes, cases) -> Diagnosis | None:
+    """Right on some kinds of input, wrong on others: name them (labels students may read)."""
+    from autograder.judge import public_label
+
+    wrong_ids = {id(c.probe) for c in cases}
+    if not question.call or len(wrong_ids) == len(probes) or not all(p.label for p in probes):
+        return None
+    right = [public_label(p, i) for i, p in enumerate(probes) if id(p) not in wrong_ids]
+    wrong = [public_label(p, i) for i, p in enumerate(probes) if id(p) in wrong_ids]
+    return Diagnosis("which_inputs", f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
+                                     "what your code does differently for those inputs")

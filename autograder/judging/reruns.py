@@ -62,3 +62,54 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
                 return Diagnosis("norm_axis", f"you normalise over the last {axes} axes together: normalise "
                                               "each position over its own features (the last axis) only")
     return None
+
+
+def _argument_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[str, object]]:
+    """(what the answer may have done, how to change the argument) for argument ``index``."""
+    import inspect
+
+    value = ctx.cases[0].probe.args[index]
+    out = []
+    if default is not inspect.Parameter.empty:
+        out.append((f"does not use the argument `{name}`: it behaves as if `{name}` were always "
+                    f"{default!r} (its default)", lambda v, d=default: d))
+    shown = {repr(p.args[index]): p.args[index] for p in ctx.question.visible if index < len(p.args)
+             and isinstance(p.args[index], (int, float)) and not isinstance(p.args[index], bool)}
+    for text, v in shown.items():
+        out.append((f"does not use the argument `{name}`: it behaves as if `{name}` were always {text}",
+                    lambda _, v=v: v))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        out += [(f"uses `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+                (f"uses `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1)]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
+        out.append((f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
+                    lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy()))
+    if isinstance(value, (float, np.floating)):
+        out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
+    return out
+
+
+def find_argument(ctx: Context) -> Diagnosis | None:
+    """The reference with one argument replaced — by its default, the visible example's value, ± 1,
+    positions 0..T-1 — gives what the answer returned."""
+    import inspect
+
+    if not ctx.question.call:
+        return None
+    try:
+        params = [p for p in inspect.signature(ctx.question.reference).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None
+    n_args = min(len(c.probe.args) for c in ctx.cases)
+    for index, param in enumerate(params[:n_args]):
+        if any(isinstance(c.probe.args[index], (bool, np.bool_)) or c.probe.args[index] is None for c in ctx.cases):
+            continue
+        for text, change in _argument_candidates(ctx, index, param.name, param.default):
+            def rerun(case: Case, change=change):
+                args = list(case.probe.args)
+                args[index] = change(args[index])
+                return ctx.reference(tuple(args), case.probe.kwargs)
+            if ctx.all_fit(rerun):
+                return Diagnosis("argument", f"your answer {text}")
+    return None

@@ -1,0 +1,131 @@
+"""Nothing given away: the feedback the self-test produces for every known-wrong answer of every
+problem set (and for PS1's killed mutants) never contains the expected value of a value
+question, the expected formula, the name of a hidden probe function or a seed; question titles
+contain no expected formula either."""
+import re
+
+import numpy as np
+import pytest
+import sympy
+
+from autograder.feedback_audit import FeedbackAudit, audit_known_wrong, audit_mutants
+from autograder.selftest import SELFTEST_STUDENTS
+from autograder.spec import FunctionSource, list_assignments, load_assignment
+
+STUDENT = SELFTEST_STUDENTS[0]
+
+
+def squash(text: str) -> str:
+    """One spelling for formulas: no spaces or multiplication signs, powers as superscripts."""
+    text = text.replace("**", "^").replace("·", "").replace("*", "").replace("×", "").replace(" ", "")
+    text = text.replace("−", "-")
+    return re.sub(r"\^(\d)", lambda m: "⁰¹²³⁴⁵⁶⁷⁸⁹"[int(m.group(1))], text)
+
+
+def number_forms(value) -> set[str]:
+    """How an expected number could be printed (only numbers specific enough to be an answer)."""
+    forms = set()
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        return forms
+    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and float(value).is_integer()):
+        v = int(value)
+        if abs(v) >= 100:
+            forms |= {str(v), f"{v:,}", f"{v:_}"}
+        return forms
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if v != 0 and 1e-6 < abs(v) < 1e9:
+            forms |= {f"{v:.4f}", f"{v:.3g}" if abs(v) < 1 else f"{v:.4g}"}
+    return {f for f in forms if len(f.strip("-0.")) >= 3}
+
+
+def expected_forms(question, assignment) -> set[str]:
+    probe = question.probes_for(STUDENT, assignment)[0]
+    value = question.reference(**probe.kwargs) if question.personal else question.reference()
+    if isinstance(value, sympy.Expr):
+        return {squash(str(value)), squash(str(sympy.expand(value)))}
+    forms: set[str] = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, (list, tuple)):
+            for item in v:
+                walk(item)
+        elif hasattr(v, "detach"):
+            walk(v.detach().cpu().numpy())
+        elif isinstance(v, np.ndarray):
+            for item in v.ravel().tolist()[:64]:
+                walk(item)
+        else:
+            forms.update(number_forms(v))
+    walk(value)
+    return forms
+
+
+def hidden_function_names(assignment) -> set[str]:
+    visible = {a.name for q in assignment.questions for p in q.visible for a in p.args if isinstance(a, FunctionSource)}
+    hidden = set()
+    for q in assignment.questions:
+        if q.call and q.probes is not None:
+            for s in SELFTEST_STUDENTS:
+                hidden |= {a.name for p in q.probes_for(s, assignment) for a in p.args if isinstance(a, FunctionSource)}
+    return hidden - visible
+
+
+def leaks(assignment, texts: list[tuple[str, str]]) -> list[str]:
+    value_forms = {q.grade_id: expected_forms(q, assignment) for q in assignment.questions if not q.call}
+    names = hidden_function_names(assignment)
+    found = []
+    for gid, text in texts:
+        squashed = squash(text)
+        for vid, forms in value_forms.items():
+            for form in forms:
+                if (form in squashed) if not form.replace(",", "").replace(".", "").lstrip("-").isdigit() \
+                        else re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d,]|\.\d)", text):
+                    found.append(f"{gid}: the expected value of {vid} ({form}) in: {text}")
+        found += [f"{gid}: hidden probe function {n!r} in: {text}" for n in names if re.search(rf"\b{n}\b", text)]
+        if re.search(r"\bseeds?\s*=?\s*\d", text):
+            found.append(f"{gid}: a seed in: {text}")
+    return found
+
+
+@pytest.mark.parametrize("name", list_assignments())
+def test_known_wrong_feedback_gives_nothing_away(name):
+    assignment = load_assignment(name)
+    audit = FeedbackAudit(assignment.name)
+    audit_known_wrong(assignment, audit, STUDENT)
+    assert audit.texts
+    assert leaks(assignment, audit.texts) == []
+
+
+@pytest.mark.parametrize("name", list_assignments())
+def test_titles_hold_no_expected_formula(name):
+    assignment = load_assignment(name)
+    titles = [(q.grade_id, q.title) for q in assignment.questions]
+    formulas = [q for q in assignment.questions
+                if not q.call and not q.personal and isinstance(q.reference(), sympy.Expr)]
+    for gid, title in titles:
+        for q in formulas:
+            assert not any(form in squash(title) for form in expected_forms(q, assignment)), (gid, title)
+
+
+def test_killed_mutants_feedback_gives_nothing_away():
+    assignment = load_assignment("ps1_attention")
+    audit = FeedbackAudit(assignment.name)
+    if not audit_mutants(assignment, audit, SELFTEST_STUDENTS):
+        pytest.skip("no mutation analysis in this checkout")
+    assert audit.total > 0
+    assert leaks(assignment, audit.texts) == []
+
+
+def test_the_scan_finds_a_leak():
+    """The scan is not vacuous: an expected count, a formula, a hidden name and a seed are found."""
+    ps1, ps5 = load_assignment("ps1_attention"), load_assignment("ps5_equivariance")
+    bert = ps1.question("real_models").reference()["bert_base"]
+    texts = [("real_models", f"BERT-base has {bert:,} parameters"),
+             ("qk_flops_formula", "count 2 FLOPs per multiply-add: 2·T²·d"),
+             ("x", "on probe 3 (seed 1234): wrong")]
+    assert len(leaks(ps1, texts)) == 3
+    assert leaks(ps5, [("equivariance_tester", "first_token_special: True is not the expected value")])
