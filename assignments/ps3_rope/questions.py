@@ -156,7 +156,7 @@ def rope_attention(q, k, v, positions, base=10000.0):
 
 APPLY_CHECK = Question(
     grade_id="apply_rope", answer="apply_rope", title="apply_rope in both conventions", points=4,
-    reference=apply_rope, probes=apply_probes, compare=AllClose(atol=3e-4, rtol=1e-4),
+    reference=apply_rope, probes=apply_probes, compare=AllClose(atol=3e-4, rtol=1e-4, same_dtype=True),
     visible=[
         Probe((np.eye(4, dtype=np.float32), np.arange(4), 100.0, "interleaved"), "interleaved, d = 4",
               note="The rows of the 4×4 identity at positions 0, 1, 2, 3 (base 100): row m is e_m rotated by R_{Θ,m}."),

@@ -143,7 +143,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="alibi_attention", answer="alibi_attention", title="Causal attention with ALiBi", points=3,
-            reference=alibi_attention, probes=attention_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+            reference=alibi_attention, probes=attention_probes, compare=AllClose(atol=1e-4, rtol=1e-4, same_dtype=True),
             visible=[Probe((np.zeros((2, 4, 4), np.float32), np.zeros((2, 4, 4), np.float32),
                             np.tile(np.eye(4, dtype=np.float32), (2, 1, 1))), "2 heads, q = k = 0, v = I",
                            note="Content scores all 0 and v = I: each output row is that query's attention "

@@ -29,7 +29,7 @@ from ps6_training import TRAINING_QUESTIONS
 
 # Masks are compared as numbers, exactly (True = 1): the released checks render an expected
 # array through assert_allclose (Exact would write `_got == array(...)`, which cannot run there).
-MASK = AllClose(atol=0.0, rtol=0.0)
+MASK = AllClose(atol=0.0, rtol=0.0, same_dtype=True)  # bool, as the notebook asks
 RNG = np.random.default_rng(606)  # visible examples: fixed, small
 
 
@@ -161,7 +161,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="greedy_decode", answer="greedy_decode", title="Greedy decoding", points=2,
-        reference=ref.greedy_decode, probes=greedy_probes, compare=Exact(),
+        reference=ref.greedy_decode, probes=greedy_probes, compare=Exact(integers=True),
         visible=[Probe((ref.tiny_lm(7), [3, 1], 6, 12), "tiny model, prompt [3, 1]",
                        note="A tiny fixed model: one causal attention layer, weights from seed 7 "
                             "(eos 12 is outside its vocabulary: decoding runs the full budget)."),
@@ -206,7 +206,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="sample_tokens", answer="sample_tokens", title="Sampling with a seeded generator", points=1,
-        reference=ref.sample_tokens, depends_on=("next_token_probs",), probes=sample_probes, compare=Exact(),
+        reference=ref.sample_tokens, depends_on=("next_token_probs",), probes=sample_probes, compare=Exact(integers=True),
         visible=[Probe((np.array([2.0, 1.0, 0.5, 0.0, -1.0], np.float32), 1.0, None, None, 0, 10), "seed 0, 10 draws")],
         misconceptions=(
             _mis("argmax", "Sampling draws from the distribution (torch.multinomial(probs, 1, generator=g)); you "
@@ -219,7 +219,7 @@ QUESTIONS = [
     ),
     Question(
         grade_id="beam_search", answer="beam_search", title="Beam search", points=3,
-        reference=ref.beam_search, probes=beam_probes, compare=Exact(),
+        reference=ref.beam_search, probes=beam_probes, compare=Exact(integers=True),
         visible=[Probe((ref.tiny_lm(7), [3, 1], 2, 6, None), "tiny model, prompt [3, 1], beam width 2"),
                  Probe((ref.tiny_lm(7), [3, 1], 2, 6, VISIBLE_EOS),
                        f"tiny model, prompt [3, 1], beam width 2, eos {VISIBLE_EOS}")],
