@@ -87,8 +87,11 @@ def _mutation_module():
     return mutation
 
 
-def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...]) -> bool:
-    """Adds the killed mutants; False when there is no mutation analysis to draw them from."""
+def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...],
+                  killed: dict[str, set[str]] | None = None) -> bool:
+    """Adds the killed mutants; False when there is no mutation analysis to draw them from.
+    ``killed`` (grade_id -> mutant names), from a mutation analysis already run, spares the
+    check that every student's probes reject each mutant."""
     from autograder.judge import judge
     from autograder.selftest import known_wrong_outcome
 
@@ -104,6 +107,8 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
                 with contextlib.suppress(Exception):
                     q.expected(probe)
         for mutant in mutation.question_mutants(q, assignment, extra.get(q.grade_id)):
+            if killed is not None and mutant.name not in killed.get(q.grade_id, ()):
+                continue
             try:
                 with mutant.install(), mutation._time_limit(mutation.CALL_TIMEOUT_S * len(students)):
                     outcomes = {s: known_wrong_outcome(q, probes[s], mutant.function) for s in students}
@@ -116,13 +121,14 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
     return True
 
 
-def audit_assignment(assignment: Assignment, *, mutants: bool = True) -> FeedbackAudit:
+def audit_assignment(assignment: Assignment, *, mutants: bool = True,
+                     killed: dict[str, set[str]] | None = None) -> FeedbackAudit:
     from autograder.selftest import SELFTEST_STUDENTS
 
     audit = FeedbackAudit(assignment.name)
     audit_known_wrong(assignment, audit, SELFTEST_STUDENTS[0])
     if mutants:
-        audit_mutants(assignment, audit, SELFTEST_STUDENTS)
+        audit_mutants(assignment, audit, SELFTEST_STUDENTS if killed is None else SELFTEST_STUDENTS[:1], killed)
     return audit
 
 
@@ -130,8 +136,10 @@ def summary_line(audits: list[FeedbackAudit]) -> str:
     return (f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}")
 
 
-def report(assignment: Assignment, audits: list[FeedbackAudit]) -> str:
-    """Run the audit for one problem set, remember it in ``audits``, return its line."""
-    audit = audit_assignment(assignment)
+def report(assignment: Assignment, audits: list[FeedbackAudit], mutation_results=None) -> str:
+    """Run the audit for one problem set, remember it in ``audits``, return its line.
+    ``mutation_results``: the self-test's ``MutationResult`` list, whose killed mutants are used."""
+    killed = None if mutation_results is None else {r.grade_id: set(r.killed) for r in mutation_results}
+    audit = audit_assignment(assignment, killed=killed)
     audits.append(audit)
     return audit.line()

@@ -124,11 +124,13 @@ def selftest(assignment: Assignment, sandbox=None) -> list[str]:
 
 
 def cmd_selftest(args) -> int:
+    from autograder import feedback_audit
     from autograder.cli import _assignments
 
-    failed, killed, non_equivalent = False, 0, 0
+    failed, killed, non_equivalent, audits = False, 0, 0, []
     for assignment in _assignments(args.problem_sets):
         report = run_selftest(assignment, sandboxed=not args.probes_only)
+        print(f"  {feedback_audit.report(assignment, audits, report.mutation)}")  # issue 16
         for r in report.mutation:
             killed, non_equivalent = killed + len(r.killed), non_equivalent + r.non_equivalent
             print(f"  {r.summary()}")
@@ -146,6 +148,7 @@ def cmd_selftest(args) -> int:
             what = "probes" if args.probes_only else "solution full marks, release zero"
             print(f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
                   f"hidden probes kill every mutant ({len(assignment.questions)} questions)")
+    print(feedback_audit.summary_line(audits))
     print(f"mutants_killed: {killed}/{non_equivalent}")
     return 1 if failed else 0
 
