@@ -268,7 +268,7 @@ ASSIGNMENT = Assignment(
             ),
         ),
         Question(
-            grade_id="wavelengths", answer="sinusoidal_wavelengths", title="Wavelengths 2π·base^(2i/d)", points=1,
+            grade_id="wavelengths", answer="sinusoidal_wavelengths", title="Wavelengths of the sinusoidal PE", points=1,
             reference=sinusoidal_wavelengths, probes=wavelength_probes, compare=AllClose(atol=1e-6, rtol=1e-5),
             visible=[Probe((4, 100.0), "d = 4, base = 100", note="2π and 20π: pair 1 repeats every ≈ 62.8 positions.")],
             misconceptions=(
