@@ -55,7 +55,7 @@ def _sqlite_dir(db_url: str) -> Path | None:
 
 def find_course(db_url: str, course_id: str | None = None, search: list[Path] | None = None) -> Course:
     """The course this gradebook belongs to (see the module docstring for the order)."""
-    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+    from traitlets.config.loader import PyFileConfigLoader
 
     places = search if search is not None else [Path.cwd(), _sqlite_dir(db_url)]
     for place in (p for p in places if p is not None):
@@ -63,8 +63,9 @@ def find_course(db_url: str, course_id: str | None = None, search: list[Path] | 
             continue
         try:
             cfg = PyFileConfigLoader("nbgrader_config.py", path=str(place)).load_config()
-        except (ConfigFileNotFound, Exception) as exc:  # an instructor's file: say which and why
-            raise SystemExit(f"{place / 'nbgrader_config.py'}: cannot be read ({exc})") from None
+        except Exception as exc:  # an instructor's file: say which and why (exit 2: usage error)
+            print(f"{place / 'nbgrader_config.py'}: cannot be read ({exc!r})", file=sys.stderr)
+            raise SystemExit(2) from None
         cd = cfg.get("CourseDirectory", {})
         root = Path(cd.get("root") or place)
         found = course_id or cd.get("course_id") or ""

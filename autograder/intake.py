@@ -23,7 +23,6 @@ it is unmatched. Unmatched entries are reported; the caller exits non-zero.
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -330,6 +329,3 @@ def _nothing_found(folder: Path, entries: list[Path], assignment: Assignment) ->
             f"{{student}}/{assignment.name}/*.ipynb, {{student}}/*.ipynb, a flat folder of "
             "<student>.ipynb, or a Canvas / Moodle / Gradescope export")
 
-
-def clear_work_dir(work_dir: Path) -> None:
-    shutil.rmtree(Path(work_dir) / "unpacked", ignore_errors=True)
