@@ -34,7 +34,7 @@ def canvas_rows(assignment: Assignment, results: dict, roster: Roster | None = N
         lms = person.lms if person else {}
         canvas_id = lms.get("ID") or lms.get("canvas_id") or lms.get("lms_id") or \
             (student if student.isdigit() else "")
-        sis_login = student if person and not student.isdigit() else lms.get("SIS Login ID", "")
+        sis_login = lms.get("SIS Login ID") or ("" if student.isdigit() else student)  # a login-style id
         rows.append([person.name if person and person.name else student, canvas_id,
                      lms.get("SIS User ID", ""), sis_login, person.section if person else "",
                      _number(rec["score"])])
