@@ -28,7 +28,7 @@ from autograder.spec import Probe, Question
 __all__ = ["Diagnosis", "diagnose"]
 
 # in order: exact relations first, then the reference re-run, then where the errors are
-FINDERS = (find_zeros, find_sign, find_factor, find_axes, find_reversed_or_permuted, find_shift, find_sums_axis,
+FINDERS = (find_zeros, find_sign, find_factor, find_axes, find_shift, find_reversed_or_permuted, find_sums_axis,
            find_mask, find_argument, find_primitive_variants, find_precision, find_masked_rows, find_edge,
            find_stripes, find_diagonal, find_agreeing_prefix, find_shape, find_nan)
 
