@@ -210,7 +210,8 @@ def similarity_probes(rng):
     probes = [Probe((int(rng.integers(1, 200)), np.arange(0, 80, dtype=np.int64), int(d), float(b)),
                     f"distances 0 … 79, d = {d}, base = {b:g}")
               for d, b in zip(rng.choice([8, 16, 64, 128], 2, replace=False), (1000.0, 100.0))]
-    distances = np.sort(rng.choice(np.arange(-40, 200), 25, replace=False)).astype(np.int64)
+    # the notebook promises distances >= 0 (PE has no negative positions): scattered, not 0 … 79
+    distances = np.sort(rng.choice(np.arange(0, 240), 25, replace=False)).astype(np.int64)
     return probes + [Probe((int(rng.integers(1, 200)), distances, 32), "25 scattered distances, d = 32, base default")]
 
 

@@ -34,6 +34,12 @@ def _shift_by_one(n):
     return [torch.roll(torch.arange(n), 1)]
 
 
+def _dihedral(n):
+    """Every cyclic shift and the reversal: together they move every token, yet generate only
+    the 2n symmetries of a polygon, not all n! orders."""
+    return _cyclic_shifts(n) + _reversal(n)
+
+
 def _thorough(n):
     from solutions.equivariance import _permutations
 
@@ -63,6 +69,7 @@ def _family(make):
             "weak tester: the reversal only": make(_reversal),
             "weak tester: one swap (the first two tokens)": make(_swap_first_two),
             "weak tester: cyclic shifts only": make(_cyclic_shifts),
+            "weak tester: cyclic shifts and the reversal (the dihedral group)": make(_dihedral),
             "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
             "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2)}
 

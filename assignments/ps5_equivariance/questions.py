@@ -77,6 +77,11 @@ SUBJECTS = {
     # cyclic shifts keep every token's successor,
     "circular_neighbour": subject(
         "circular_neighbour", "    return X + 0.5 * torch.roll(X, -1, dims=-2)\n"),
+    # reversals and cyclic shifts together (the dihedral group) keep every token's pair of
+    # neighbours,
+    "circular_both_neighbours": subject(
+        "circular_both_neighbours",
+        "    return X + 0.5 * (torch.roll(X, 1, dims=-2) + torch.roll(X, -1, dims=-2))\n"),
     # sorted rows: the same multiset of rows for every order (invariant, not equivariant),
     "sorted_rows": subject(
         "sorted_rows", "    y = _attention(X)\n    return y[..., torch.argsort(y[..., 0], dim=-1), :]\n"),

@@ -109,7 +109,9 @@ def greedy_probes(rng):
         # eos = the 3rd generated token, so decoding stops early (unless it already came up);
         # the last probe never meets its eos and runs the full budget.
         eos = free[len(prompt) + 2] if i < 2 else 12
-        probes.append(Probe((model, prompt, 8 - 2 * (i == 1), eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
+        # the notebook allows a 1-D tensor of floats as the prompt: one probe sends one
+        sent = np.array(prompt, np.float32) if i == 1 else prompt
+        probes.append(Probe((model, sent, 8 - 2 * (i == 1), eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
     return probes
 
 
@@ -144,13 +146,17 @@ def probs_probes(rng):
     v = int(rng.integers(8, 17))
     probes = [Probe((_logits(rng, v), 1.0, None, None), "temperature 1, no filtering"),
               Probe((_logits(rng, 2, v), 0.7, 4, None), "(2, V) logits, temperature 0.7, top-k 4")]
-    # Nucleus probes where the crossing token and the temperature's effect on the nucleus show.
+    # Nucleus probes where the crossing token, the temperature's effect on the nucleus and (with
+    # top-k) the order of top-k and top-p show: each set of logits is drawn until every such
+    # known mistake gives another distribution than the reference.
+    order_mistakes = (wrong.probs_nucleus_before_temperature, wrong.probs_top_p_before_top_k)
     for temperature, top_k, top_p, label in ((1.6, None, 0.75, "temperature 1.6, top-p 0.75"),
-                                             (0.6, 6, 0.6, "temperature 0.6, top-k 6, top-p 0.6")):
-        for _ in range(100):
+                                             (0.6, 4, 0.6, "temperature 0.6, top-k 4, top-p 0.6")):
+        for _ in range(200):
             logits = _logits(rng, v)
             args = (logits, temperature, top_k, top_p)
-            if not np.allclose(ref.next_token_probs(*args), wrong.probs_nucleus_before_temperature(*args), atol=1e-3):
+            expected = ref.next_token_probs(*args)
+            if not any(np.allclose(expected, w(*args), atol=1e-3) for w in order_mistakes[: 1 + (top_k is not None)]):
                 break
         probes.append(Probe(args, label))
     probes.append(Probe((_logits(rng, v), 0.0, None, None), "temperature 0 (greedy)"))

@@ -245,6 +245,16 @@ def probs_zero_temperature_divides(logits, temperature, top_k, top_p):
         return (torch.as_tensor(logits, dtype=torch.float32) / 0.0).softmax(-1)   # NaN
 
 
+def probs_top_p_before_top_k(logits, temperature, top_k, top_p):
+    """The nucleus taken on the full softmax, top-k applied after it."""
+    from solutions.decoding import top_k_filter, top_p_filter
+
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    if temperature == 0:
+        return ref.next_token_probs(logits, temperature, top_k, top_p)
+    return top_k_filter(top_p_filter(logits / temperature, top_p), top_k).softmax(-1)
+
+
 def sample_argmax(logits, temperature, top_k, top_p, seed, n):
     return [int(torch.as_tensor(logits).argmax())] * int(n)
 

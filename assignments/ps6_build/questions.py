@@ -202,6 +202,9 @@ QUESTIONS = [
                  wrong.probs_nucleus_before_temperature),
             _mis("not_renormalised", "After removing tokens, renormalise: softmax over the kept logits (set the "
                  "removed ones to −inf), so the probabilities sum to 1.", wrong.probs_not_renormalised),
+            _mis("top_p_before_top_k", "Keep the top k first, then take the nucleus on the softmax of what is "
+                 "left: the order matters — your nucleus was taken over the whole vocabulary.",
+                 wrong.probs_top_p_before_top_k),
         ),
     ),
     Question(
