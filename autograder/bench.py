@@ -4,6 +4,10 @@
 ``nbgrader autograde`` (a fresh kernel per notebook, its normal mode) and with this engine,
 in the same run on the same machine, checks both give the honest submissions the same score,
 and prints seconds per notebook for each and, last, ``speedup_vs_nbgrader: <ratio>``.
+
+``grading --ps ps6`` grades N honest PS6 submissions (they train two models each) and prints,
+last, ``ps6_cpu_s_per_honest: <seconds>``: the CPU time of the grader and of every sandboxed
+process, divided by N (nbgrader runs none of the training, so there is no anchor to compare).
 """
 from __future__ import annotations
 
@@ -108,8 +112,38 @@ def bench_grading(n: int = 40, workers: int = 2) -> int:
         return 1 if disagree else 0
 
 
+def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
+    import resource
+
+    from autograder.grade import grade_cohort
+    from autograder.samples import make_notebook, write_submission
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(ps)
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-") as tmp:
+        tmp = Path(tmp)
+        nb = make_notebook(assignment)
+        for i in range(n):
+            write_submission(tmp / "submitted", f"s{i:03d}", assignment, nb)
+        print(f"batch: {n} honest notebooks of {assignment.name}, {workers} workers", flush=True)
+
+        def cpu() -> float:  # this process and every sandboxed process it has reaped
+            return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                       for f in ("ru_utime", "ru_stime"))
+
+        cpu_before, started = cpu(), time.perf_counter()
+        results = grade_cohort(assignment, tmp / "submitted", tmp / "out", workers=workers, progress=False)
+        wall, cpu_s = time.perf_counter() - started, cpu() - cpu_before
+    scores = sorted({(s["score"], s["max_score"]) for s in results["students"].values()})
+    print(f"scores: {', '.join(f'{a:g}/{b:g}' for a, b in scores)}; wall {wall:.1f} s, CPU {cpu_s:.1f} s", flush=True)
+    print(f"{assignment.name.split('_')[0]}_cpu_s_per_honest: {cpu_s / n:.1f}")
+    return 0 if all(a == b for a, b in scores) else 1
+
+
 def cmd_bench(args) -> int:
     if args.what == "grading":
+        if args.ps and args.ps not in ("ps1", "ps1_attention"):
+            return bench_cpu_per_honest(args.ps, args.n, args.workers)
         return bench_grading(args.n, args.workers)
     try:
         from solutions import bench as reference_bench
@@ -128,4 +162,6 @@ def register(sub) -> None:
     p.add_argument("what", choices=["grading", "model", "tasks"])
     p.add_argument("-n", type=int, default=40, help="submissions in the grading batch (default 40)")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--ps", default=None, help="grading: another problem set (honest submissions only: "
+                                               "prints <ps>_cpu_s_per_honest)")
     p.set_defaults(func=cmd_bench)
