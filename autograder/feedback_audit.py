@@ -69,6 +69,26 @@ def _rejected(question: Question, probes, outcome) -> bool:
     return False
 
 
+def _outcome(mutation, question: Question, probes, function):
+    """What the sandbox would report for this answer, each probe under the mutation analysis's
+    time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
+    from autograder.runner import Outcome
+    from autograder.selftest import as_handed_in
+    from autograder.spec import as_args
+
+    results = []
+    for p in probes:
+        try:
+            with mutation._time_limit(mutation.CALL_TIMEOUT_S):
+                value = function(*as_args(p.args, question.args_as), **p.kwargs)
+            results.append({"value": as_handed_in(value)})
+        except mutation._Timeout:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as the harness would
+            results.append({"error": f"{type(exc).__name__}: {exc}"})
+    return Outcome("returned", results)
+
+
 def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str) -> None:
     from autograder.judge import judge
     from autograder.selftest import known_wrong_outcome
@@ -93,7 +113,6 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
     ``killed`` (grade_id -> mutant names), from a mutation analysis already run, spares the
     check that every student's probes reject each mutant."""
     from autograder.judge import judge
-    from autograder.selftest import known_wrong_outcome
 
     mutation = _mutation_module()
     if mutation is None:
@@ -110,8 +129,8 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
             if killed is not None and mutant.name not in killed.get(q.grade_id, ()):
                 continue
             try:
-                with mutant.install(), mutation._time_limit(mutation.CALL_TIMEOUT_S * len(students)):
-                    outcomes = {s: known_wrong_outcome(q, probes[s], mutant.function) for s in students}
+                with mutant.install():
+                    outcomes = {s: _outcome(mutation, q, probes[s], mutant.function) for s in students}
             except Exception:  # noqa: BLE001 - a mutant that hangs or breaks the harness: the sandbox's
                 continue       # time limit would answer it, not feedback
             if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
