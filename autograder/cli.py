@@ -42,16 +42,16 @@ def cmd_grade(args) -> int:
     from autograder import exports
     from autograder.grade import GradingIncomplete, grade_cohort
     from autograder.spec import load_assignment
-    from autograder.storage import OutputBusy
-
     from autograder.intake import IntakeError, collect
+    from autograder.storage import OutputBusy, ResultStore
 
     assignment = load_assignment(args.problem_set)
     out = Path(args.out)
     try:
-        intake = collect(Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern,
-                         roster=args.roster)
-    except IntakeError as exc:
+        with ResultStore(out).locked():  # a zip is unpacked under OUT: not while another run grades there
+            intake = collect(Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern,
+                             roster=args.roster)
+    except (IntakeError, OutputBusy) as exc:
         print(f"autograder grade: {exc}", file=sys.stderr)
         return 2
     print(intake.summary(), file=sys.stderr)
