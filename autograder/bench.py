@@ -7,7 +7,8 @@ and prints seconds per notebook for each and, last, ``speedup_vs_nbgrader: <rati
 
 ``grading --ps ps6`` grades N honest PS6 submissions (they train two models each) and prints,
 last, ``ps6_cpu_s_per_honest: <seconds>``: the CPU time of the grader and of every sandboxed
-process, divided by N (nbgrader runs none of the training, so there is no anchor to compare).
+student process (as each was reaped), divided by N (nbgrader runs none of the training, so
+there is no anchor to compare).
 """
 from __future__ import annotations
 
@@ -127,15 +128,22 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
             write_submission(tmp / "submitted", f"s{i:03d}", assignment, nb)
         print(f"batch: {n} honest notebooks of {assignment.name}, {workers} workers", flush=True)
 
-        def cpu() -> float:  # this process and every sandboxed process it has reaped
-            return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-                       for f in ("ru_utime", "ru_stime"))
+        def grader_cpu() -> float:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            return usage.ru_utime + usage.ru_stime
 
-        cpu_before, started = cpu(), time.perf_counter()
+        cpu_before, started = grader_cpu(), time.perf_counter()
         results = grade_cohort(assignment, tmp / "submitted", tmp / "out", workers=workers, progress=False)
-        wall, cpu_s = time.perf_counter() - started, cpu() - cpu_before
+        wall, grader_s = time.perf_counter() - started, grader_cpu() - cpu_before
+        sandbox_s = sum(s.get("sandbox_cpu_seconds") or 0.0 for s in results["students"].values())
+        cpu_s = grader_s + sandbox_s
     scores = sorted({(s["score"], s["max_score"]) for s in results["students"].values()})
-    print(f"scores: {', '.join(f'{a:g}/{b:g}' for a, b in scores)}; wall {wall:.1f} s, CPU {cpu_s:.1f} s", flush=True)
+    print(f"scores: {', '.join(f'{a:g}/{b:g}' for a, b in scores)}; wall {wall:.1f} s; CPU {cpu_s:.1f} s "
+          f"(sandboxed students {sandbox_s:.1f} s, grader {grader_s:.1f} s)", flush=True)
+    for student, rec in sorted(results["students"].items()):
+        lost = [g for g, q in rec["questions"].items() if q["status"] not in ("passed", "pending")]
+        print(f"  {student}: {rec['score']:g}/{rec['max_score']:g}, {rec.get('sandbox_cpu_seconds') or 0:.1f} CPU-s"
+              + (f", lost {', '.join(lost)}" if lost else ""))
     print(f"{assignment.name.split('_')[0]}_cpu_s_per_honest: {cpu_s / n:.1f}")
     return 0 if all(a == b for a, b in scores) else 1
 

@@ -137,7 +137,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 verdicts[q.grade_id] = res
             run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)
             questions = {gid: res.to_json() for gid, res in verdicts.items()}
-            record.update(sandbox_seconds=run.seconds, attempts=run.attempts,
+            record.update(sandbox_seconds=run.seconds, sandbox_cpu_seconds=run.cpu_seconds, attempts=run.attempts,
                           cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
             personal = personal_answers(assignment, run.outcomes)  # for `autograder similarity`
             if personal:

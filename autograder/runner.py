@@ -31,6 +31,7 @@ class Execution:
     seconds: float
     output: str
     attempts: int
+    cpu_seconds: float = 0.0  # CPU time of the sandboxed processes (every attempt)
 
 
 def _encode_arg(arg):
@@ -90,11 +91,12 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
     outcomes: dict[str, Outcome] = {}
     cell_errors: dict[int, str] = {}
     skip: set[int] = set()
-    seconds, output, attempts = 0.0, "", 0
+    seconds, cpu_seconds, output, attempts = 0.0, 0.0, "", 0
     while pending and attempts <= len(notebook.cells) + len(assignment.questions):
         attempts += 1
         reply = worker.run(build_job(notebook, assignment, probes, pending, skip, student))
         seconds += float(reply.get("seconds", 0.0))
+        cpu_seconds += float(reply.get("cpu_s", 0.0))
         output = output or str(reply.get("output", ""))
         open_phase = None
         for event in reply.get("events", []):
@@ -130,7 +132,7 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
         pending = [gid for gid in pending if gid not in outcomes]
     for gid in pending:
         outcomes[gid] = Outcome("error", reason="the notebook could not be run to this question")
-    return Execution(outcomes, cell_errors, seconds, output, attempts)
+    return Execution(outcomes, cell_errors, seconds, output, attempts, round(cpu_seconds, 4))
 
 
 def _human(reason: str) -> str:

@@ -85,6 +85,7 @@ class ResultStore:
             out["students"][student] = {
                 "score": rec["score"], "max_score": rec["max_score"], "questions": rec["questions"],
                 "sandbox": rec.get("sandbox"), "seconds": rec.get("seconds"),
+                "sandbox_cpu_seconds": rec.get("sandbox_cpu_seconds"),
                 **({"error": rec["error"]} if rec.get("error") else {}),
                 **({"flags": rec["flags"]} if rec.get("flags") else {}),
                 **({"submitted_at": rec["submitted_at"]} if rec.get("submitted_at") else {}),

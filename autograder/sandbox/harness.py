@@ -429,7 +429,7 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)  # the child's own CPU time, for the instructor
         os.close(res_r)
         _kill_strays()
     output = _read_head(os.path.join(scratch, ".output"))
@@ -442,7 +442,8 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
         else:
             reason = f"exited with status {os.WEXITSTATUS(status)} before finishing"
     return {"events": events, "reason": reason, "output": output,
-            "seconds": round(time.monotonic() - started, 4)}
+            "seconds": round(time.monotonic() - started, 4),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 4)}
 
 
 def _read_head(path: str) -> str:
