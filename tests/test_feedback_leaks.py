@@ -127,5 +127,6 @@ def test_the_scan_finds_a_leak():
     texts = [("real_models", f"BERT-base has {bert:,} parameters"),
              ("qk_flops_formula", "count 2 FLOPs per multiply-add: 2·T²·d"),
              ("x", "on probe 3 (seed 1234): wrong")]
-    assert len(leaks(ps1, texts)) == 3
+    found = leaks(ps1, texts)
+    assert {f.split(":")[0] for f in found} == {"real_models", "qk_flops_formula", "x"}, found
     assert leaks(ps5, [("equivariance_tester", "first_token_special: True is not the expected value")])

@@ -29,7 +29,7 @@ PS1_SEED_ERRORS = {
     # 000: "softmax attention is sparse"
     "softmax_is_sparse": ("dense_answer", "attention_sparsity", 'attention_sparsity = "A"', "strictly positive"),
     # the parameter count without the 4d biases
-    "biases_missing": ("formulas_answer", "mha_params_formula", 'mha_params_formula = "4*d**2"', "biases add 4d"),
+    "biases_missing": ("formulas_answer", "mha_params_formula", 'mha_params_formula = "4*d**2"', "bias vector too"),
     # 003: the context vector from rounded weights
     "document_003_rounding": ("by_hand_answers", "context_shiny",
                               "context_shiny = torch.tensor([0.3992, 0.3858, 0.8610])", "rounds the weights"),
