@@ -43,8 +43,10 @@ def _array(value: Any) -> np.ndarray | None:
 
 def _like(candidate: np.ndarray, expected: Any) -> Any:
     """The candidate in the expected value's own form (a list of ints stays a list of ints)."""
-    if isinstance(expected, np.ndarray):
-        return candidate.astype(expected.dtype) if expected.dtype.kind == "b" else candidate
+    if isinstance(expected, np.ndarray):  # in the expected dtype: comparators may check it
+        if expected.dtype.kind in "iub" and not np.allclose(candidate, np.round(candidate)):
+            return candidate
+        return candidate.astype(expected.dtype)
     if isinstance(expected, (list, int, float)) and not isinstance(expected, bool):
         if np.asarray(expected).dtype.kind in "iu":
             if not np.all(np.isfinite(candidate)) or not np.allclose(candidate, np.round(candidate)):
