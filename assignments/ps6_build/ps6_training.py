@@ -14,7 +14,9 @@ wall-clock net far above it; hitting either is status ``timeout``, never a misco
 
 Budgets (the reference solution — one encoder and one decoder layer, d 64 — on one thread of the
 2-core machine, seeds 0–6): copy stops early once solved, after 350–400 of its 600 steps, 9–12
-CPU-s; addition after 1350–1900 of its 3000 steps, 18–26 CPU-s. Document 001's models (2–3
+CPU-s; addition after 1350–1900 of its 3000 steps, 18–26 CPU-s. On held-out inputs the reference
+generates 99–100 % of copies and 99.5–100 % of sums exactly; the thresholds (97 % and 95 %) leave
+honest training that stops on a slightly different criterion a margin. Document 001's models (2–3
 layers, d 128–256) learn the same tasks more slowly per CPU-second; a single layer keeps what
 the question teaches (attention copies by position; carries are learned) at a third of the cost.
 """
@@ -173,7 +175,7 @@ TRAINING_QUESTIONS = [
     Question(
         grade_id="train_copy", answer="copy_task", title="Train: the copy task", points=3,
         reference=ref.copy_truth, probes=copy_probes,
-        compare=TaskAccuracy(threshold=0.99, chance_below=0.25, task="copy"),
+        compare=TaskAccuracy(threshold=0.97, chance_below=0.25, task="copy"),
         cpu_limit_s=COPY_CPU_S, timeout_s=_wall_net(COPY_CPU_S),
         misconceptions=_training_misconceptions("copy"),
     ),
