@@ -113,9 +113,9 @@ def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
                 gid = event["q"]
                 if event.get("status") == "start":
                     open_phase = ("question", gid)
-                else:
-                    outcomes[gid] = _decode_results(event, n_probes[gid])
-                    open_phase = None
+                elif open_phase == ("question", gid):  # an answer only for the question asked now:
+                    outcomes[gid] = _decode_results(event, n_probes[gid])  # a frame forged by a
+                    open_phase = None  # cell arrives out of turn and is ignored
         reason = reply.get("reason")
         pending = [gid for gid in pending if gid not in outcomes]
         if reason is None or not pending:
