@@ -196,7 +196,9 @@ def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
     ("deep_recursion", "missing", "cell sdpa_impl failed"),
     ("fork_bomb", "missing", "cell sdpa_impl failed"),
     ("gigantic_tensor", "error", "the limit is 16 MiB"),
-    ("forges_result_channel", "failed", "does not match"),
+    # frames forged out of turn are ignored; its garbage gets the cell killed, and the answer
+    # defined in that cell with it
+    ("forges_result_channel", "missing", "result channel carried malformed data"),
     ("nan_output", "failed", "NaN"),
     ("float16_output", "failed", "float16"),
     ("int_output", "failed", "floating point"),
