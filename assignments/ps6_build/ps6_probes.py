@@ -127,7 +127,7 @@ def decoder_args(rng, b, t, s, h, d_head, d_ff, memory_mask):
 
 def decoder_probes(rng):
     h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
-    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 7))   # T ≠ B: an axis mix-up shows
     s = t + int(rng.integers(1, 3))
     pad = ~_padding(rng, b, s)[:, None, None, :]
     d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
@@ -166,7 +166,10 @@ def probs_probes(rng):
 def sample_probes(rng):
     v = int(rng.integers(8, 13))
     probes = []
-    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85), (1.1, 5, 0.7)):
+    # (3.0, 2, None): a flat top 2, so the second token is drawn often and a top-k that keeps
+    # one token too few (or too many) shows
+    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85), (1.1, 5, 0.7),
+                                      (3.0, 2, None)):
         logits = randn(rng, v)
         for _ in range(100):   # a seed whose first draw is not the argmax: sampling ≠ greedy shows
             seed = int(rng.integers(0, 10_000))
@@ -207,21 +210,50 @@ def _all_differ(searches, args) -> bool:
     return True
 
 
+def _eos_ignored(model, prompt, beam_width, max_new_tokens, eos_id):
+    """A search that never treats eos as finished, cut at the first eos afterwards."""
+    tokens, n = ref.beam_search(model, prompt, beam_width, max_new_tokens, None), len(prompt)
+    return tokens[: n + tokens[n:].index(eos_id) + 1] if eos_id in tokens[n:] else tokens
+
+
+def _at_width(width):
+    """The search at another width than the one asked for (2: the visible example's, 4: the
+    library default's)."""
+    def search(model, prompt, beam_width, max_new_tokens, eos_id):
+        return ref.beam_search(model, prompt, width, max_new_tokens, eos_id)
+    return search
+
+
 def beam_probes(rng):
     probes = []
     for i in range(3):
         prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 4)))]
-        width = int(rng.choice([2, 3]))
+        width = (2, 3, int(rng.choice([2, 3])))[i]   # both widths for every student
+        n_new = (6, 5, 4)[i]   # the probe without eos runs its whole budget: 4, not the visible 6
         for _ in range(200):   # a tiny model on which every listed mistake gives another answer
             seed = int(rng.integers(0, 10_000))
             model = ref.tiny_lm(seed)
             fn = _memoised(model.compile())
-            free = ref.greedy_decode(fn, prompt, 6 - (i == 1), None)
+            free = ref.greedy_decode(fn, prompt, n_new, None)
             eos = free[len(prompt) + 2] if i < 2 else None
             if _all_differ([ref.beam_search] + [getattr(wrong, name) for name in
                                                  (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
-                           (fn, prompt, width, 6 - (i == 1), eos)):
+                           (fn, prompt, width, n_new, eos)):
                 break
-        probes.append(Probe((model, prompt, width, 6 - (i == 1), eos),
+        probes.append(Probe((model, prompt, width, n_new, eos),
+                            f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
+    # two more, each where a search that ignores an argument answers otherwise: width 3 against
+    # widths 2 and 4 (without eos), and an eos that finishes a hypothesis against one only cut off
+    for width, wrongs in ((3, [_at_width(2), _at_width(4)]), (2, [_eos_ignored])):
+        prompt = [int(v) for v in rng.integers(0, 12, size=2)]
+        for _ in range(100):
+            seed = int(rng.integers(0, 10_000))
+            model = ref.tiny_lm(seed)
+            fn = _memoised(model.compile())
+            eos = ref.greedy_decode(fn, prompt, 6, None)[len(prompt) + 1] if width == 2 else None
+            expected = ref.beam_search(fn, prompt, width, 6, eos)
+            if all(w(fn, prompt, width, 6, eos) != expected for w in wrongs):
+                break
+        probes.append(Probe((model, prompt, width, 6, eos),
                             f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
     return probes
