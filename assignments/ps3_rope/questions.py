@@ -124,6 +124,7 @@ def offset_probes(rng):
 
 def attention_probes(rng):
     d, t = int(rng.choice([4, 8])), int(rng.integers(4, 8))   # T ≠ 3, the visible example's
+    t += t == d  # and T ≠ d: an axis taken for the other (shape[-1] for shape[-2]) must show
     start = int(rng.integers(1, 50))
     positions = np.arange(start, start + t, dtype=np.int64)
     gaps = np.sort(rng.choice(np.arange(0, 300), t, replace=False)).astype(np.int64)
