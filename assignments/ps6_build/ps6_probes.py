@@ -74,7 +74,7 @@ def causal_probes(rng):
 
 
 def padding_probes(rng):
-    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 8))  # T ≠ 3: not the visible example's shape
     return [Probe((_padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
             Probe((_padding(rng, b, t),), "one sequence fully padded")]
 
@@ -91,7 +91,7 @@ def encoder_args(rng, b, t, h, d_head, d_ff, mask):
 
 def encoder_probes(rng):
     h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
-    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 8))  # T ≠ 3: not the visible example's shape
     pad = ~_padding(rng, b, t)[:, None, None, :]
     d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
     return [Probe(encoder_args(rng, b, t, 6 - h, h * d_head // (6 - h), d_ff, None), f"no mask, {6 - h} heads"),
