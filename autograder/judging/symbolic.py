@@ -31,6 +31,7 @@ import sympy
 
 from autograder.formula_grammar import FUNCTIONS as FORMULA_FUNCTIONS
 from autograder.formula_grammar import FormulaSyntaxError, check_formula
+from autograder.formula_grammar import describe as _describe
 from autograder.formula_grammar import normalise as _normalise
 
 MAX_LENGTH = 500
@@ -124,15 +125,6 @@ class _Builder:
         if node.keywords or len(node.args) != 1:
             raise FormulaError(f"{name} takes exactly one argument")
         return self.functions[name](self.build(node.args[0], depth))
-
-
-def _describe(node: ast.AST) -> str:
-    names = {"Attribute": "attribute access (a.b)", "Subscript": "indexing (a[i])", "Lambda": "lambda",
-             "Compare": "a comparison", "BoolOp": "and/or", "List": "a list", "Tuple": "a tuple",
-             "Dict": "a dict", "Set": "a set", "JoinedStr": "an f-string", "NamedExpr": ":=",
-             "IfExp": "if/else", "ListComp": "a comprehension", "GeneratorExp": "a generator",
-             "Starred": "*args", "Await": "await"}
-    return names.get(type(node).__name__, type(node).__name__)
 
 
 # ---------------------------------------------------------------- equivalence
