@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from autograder import bench, gradescope, report, selftest, validate
 from autograder.similarity import command as similarity
+from autograder.serve import command as serve
 
 REGISTRY: list = [selftest.register, validate.register, bench.register, report.register, gradescope.register,
-                  similarity.register]
+                  similarity.register, serve.register]

@@ -1,0 +1,15 @@
+"""`autograder serve`: grade on submit, with warm sandboxed workers.
+
+One concept per module:
+
+- ``journal``   the durable queue (SQLite journal + spooled notebooks): what was received, claimed,
+                finished; a restart re-queues unfinished work and never grades a finished one again
+- ``fairqueue`` the in-memory scheduler over the journal: round-robin across students, bounded
+- ``ratelimit`` N gradings per student and problem set in a sliding window (counted in the journal)
+- ``engine``    the warm workers that take jobs, grade them with ``grade.grade_one`` and write the
+                result to the same per-submission store as ``autograder grade`` (and ``--db``)
+- ``exchange``  watches nbgrader's exchange inbound folder (``nbgrader submit``)
+- ``auth``      who is asking: JupyterHub OAuth (as a Hub service) or a token file (standalone)
+- ``app``       the tornado HTTP app (upload, feedback pages, the instructors' queue view)
+- ``command``   the ``autograder serve`` subcommand; ``bench`` is ``autograder bench serve``
+"""

@@ -1,0 +1,124 @@
+"""`autograder serve`: the long-running grading service (see autograder/serve/__init__.py).
+
+As a JupyterHub managed service (examples/jupyterhub/jupyterhub_config.py) it listens where the
+Hub's ``JUPYTERHUB_SERVICE_URL`` says, under ``JUPYTERHUB_SERVICE_PREFIX``, and logs users in
+through the Hub's OAuth. Standalone it listens on ``--ip``/``--port`` and checks ``--tokens``.
+SIGTERM or Ctrl-C: the jobs being graded finish, queued ones stay in the journal for the next
+start.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+
+def _split(values) -> list[str]:
+    return [v.strip() for item in (values or []) for v in item.split(",") if v.strip()]
+
+
+async def _serve(args) -> int:
+    from tornado.httpserver import HTTPServer
+    from tornado.ioloop import IOLoop, PeriodicCallback
+
+    from autograder.sandbox.pool import SandboxConfig
+    from autograder.serve.app import attach_waiters, make_app
+    from autograder.serve.auth import Policy, in_hub, load_tokens
+    from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine
+    from autograder.serve.ratelimit import parse_rate
+    from autograder.spec import list_assignments, load_assignment
+    from autograder.storage import OutputBusy
+
+    mode = "hub" if in_hub() else "token"
+    tokens = None
+    if mode == "token":
+        if not args.tokens:
+            print("autograder serve: outside JupyterHub, --tokens FILE is needed (JSON {token: user})", file=sys.stderr)
+            return 2
+        tokens = load_tokens(Path(args.tokens))
+    try:
+        rate = parse_rate(args.rate)
+    except ValueError as exc:
+        print(f"autograder serve: {exc}", file=sys.stderr)
+        return 2
+    assignments = [load_assignment(n) for n in (args.problem_sets or list_assignments())]
+    engine = Engine(assignments, Path(args.out), workers=args.workers, sandbox=SandboxConfig(mode=args.sandbox),
+                    rate=rate, max_queue=args.queue_max, max_per_student=args.per_student_max,
+                    db=args.db, course_id=args.course_id)
+    try:
+        engine.start()
+    except OutputBusy as exc:
+        print(f"autograder serve: {exc}", file=sys.stderr)
+        return 2
+
+    if mode == "hub":
+        url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))
+        ip, port, prefix = url.hostname or args.ip, url.port or args.port, os.environ["JUPYTERHUB_SERVICE_PREFIX"]
+    else:
+        ip, port, prefix = args.ip, args.port, args.prefix
+    policy = Policy(_split(args.instructors), _split(args.instructor_group))
+    app = make_app(engine, mode=mode, policy=policy, prefix=prefix, tokens=tokens)
+    loop = IOLoop.current()
+    attach_waiters(app, loop)
+    server = HTTPServer(app, max_body_size=MAX_UPLOAD_BYTES + (1 << 16), xheaders=True)
+    server.listen(port, ip)
+
+    watcher = None
+    if args.exchange:
+        from autograder.serve.exchange import ExchangeWatcher, inbound_folder
+
+        watcher = ExchangeWatcher(engine, inbound_folder(Path(args.exchange), args.course_id))
+        scanning = []
+
+        async def scan():
+            if not scanning:  # never two scans at once
+                scanning.append(1)
+                try:
+                    await loop.run_in_executor(app.settings["intake"], watcher.scan)
+                finally:
+                    scanning.clear()
+
+        PeriodicCallback(scan, args.exchange_poll * 1000).start()
+    print(f"serve: {', '.join(a.name for a in assignments)} on http://{ip}:{port}{prefix} "
+          f"({'JupyterHub OAuth' if mode == 'hub' else 'token file'}; state in {args.out}; "
+          f"rate limit {engine.limiter.describe()}"
+          + (f"; watching {watcher.inbound}" if watcher else "") + ")", file=sys.stderr, flush=True)
+
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+    await stop.wait()
+    print("serve: stopping (queued submissions stay in the journal)", file=sys.stderr, flush=True)
+    server.stop()
+    await loop.run_in_executor(None, engine.stop)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    return asyncio.run(_serve(args))
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="grade on submit: a long-running service (JupyterHub service or standalone)")
+    p.add_argument("problem_sets", nargs="*", metavar="PS", help="problem sets to accept (default: all)")
+    p.add_argument("--out", required=True, metavar="STATE_DIR",
+                   help="journal, spooled notebooks and STATE_DIR/<ps>/ results (as `grade --out`)")
+    p.add_argument("--workers", type=int, default=2, help="warm sandboxed workers (default 2)")
+    p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto")
+    p.add_argument("--ip", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--prefix", default="/", help="URL prefix when standalone (the Hub sets its own)")
+    p.add_argument("--tokens", metavar="FILE", help='standalone: JSON {"<token>": "<user>"}')
+    p.add_argument("--instructors", action="append", metavar="NAMES", help="comma-separated user names")
+    p.add_argument("--instructor-group", action="append", metavar="GROUP", help="a JupyterHub group of instructors")
+    p.add_argument("--rate", default="30/h", help="gradings per student and problem set, e.g. 10/h, 0 for none")
+    p.add_argument("--queue-max", type=int, default=1000, help="queued submissions in all (default 1000)")
+    p.add_argument("--per-student-max", type=int, default=50, help="queued submissions of one student (default 50)")
+    p.add_argument("--exchange", metavar="DIR", help="nbgrader exchange (root with --course-id, or the course's folder)")
+    p.add_argument("--exchange-poll", type=float, default=0.5, metavar="S", help="seconds between scans (0.5)")
+    p.add_argument("--course-id", metavar="ID", help="nbgrader course id (exchange folder, gradebook course)")
+    p.add_argument("--db", metavar="URL", help="also record results in an nbgrader gradebook")
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,288 @@
+"""The grading engine behind ``autograder serve``: warm workers fed by the fair queue.
+
+Each worker thread owns one warm sandboxed :class:`~autograder.sandbox.pool.Worker` (started and
+warmed up once, by grading each problem set's unsolved release) and loops: take the next job
+(round-robin across students), claim it in the journal, ``grade.grade_one``, write the record
+to the per-submission store ``STATE/<ps>/submissions/<student>.json`` (the same
+:class:`~autograder.storage.ResultStore` and fingerprint as ``autograder grade``; the store
+holds each student's latest result), write the student's feedback page, then mark the job done
+in the journal. ``STATE/<ps>/results.json`` and, with ``--db``, nbgrader's gradebook are brought
+up to date by a background thread from the journal's ``recorded`` flag, so they catch up after a
+restart too. Each problem set's store stays locked while the service runs (an
+``autograder grade --out STATE/<ps>`` at the same time is refused).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from autograder import storage
+from autograder.grade import Submission, _single_threaded_reference, fingerprint, grade_one, spec_fingerprint
+from autograder.sandbox.pool import SandboxConfig, Worker
+from autograder.serve.fairqueue import FairQueue, QueueFull
+from autograder.serve.journal import Job, Journal
+from autograder.serve.ratelimit import RateLimiter, Verdict
+
+MAX_UPLOAD_BYTES = 16 << 20
+MAX_ATTEMPTS = 3
+
+
+class Refused(Exception):
+    """A submission not accepted; ``status`` is the HTTP status the app answers with."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+def student_view(record: dict) -> dict:
+    """The part of a stored record a student's feedback shows (as ``results.json`` has it)."""
+    keys = ("score", "max_score", "questions", "error", "flags", "submitted_at")
+    return {k: record[k] for k in keys if record.get(k) not in (None, [], "")}
+
+
+class Engine:
+    def __init__(self, assignments, state_dir: Path, *, workers: int = 2, sandbox: SandboxConfig | None = None,
+                 rate: tuple[int, float] = (30, 3600.0), max_queue: int = 1000, max_per_student: int = 50,
+                 db: str | None = None, course_id: str | None = None, log=sys.stderr):
+        self.assignments = {a.name: a for a in assignments}
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.n_workers, self.sandbox = max(1, workers), sandbox or SandboxConfig()
+        self.db, self.course_id, self.log = db, course_id, log
+        self.journal = Journal(self.state_dir)
+        self.queue = FairQueue(max_queue, max_per_student)
+        self.limiter = RateLimiter(self.journal, *rate)
+        self.stores = {name: storage.ResultStore(self.state_dir / name) for name in self.assignments}
+        self.spec_hash = {name: spec_fingerprint(a) for name, a in self.assignments.items()}
+        self.listeners: list = []  # called with a finished Job, from a worker thread
+        self.ready = threading.Event()
+        self.started_at = time.time()
+        self._threads: list[threading.Thread] = []
+        self._workers: list[Worker] = []
+        self._warm = 0
+        self._intake = threading.Lock()
+        self._stack = contextlib.ExitStack()
+        self._dirty = threading.Event()
+        self._stopping = threading.Event()
+
+    # -- life cycle
+    def start(self) -> None:
+        self._stack.enter_context(_exclusive(self.state_dir / ".serve.lock"))
+        for store in self.stores.values():
+            self._stack.enter_context(store.locked())
+        _single_threaded_reference()
+        self.recover()
+        for i in range(self.n_workers):
+            t = threading.Thread(target=self._work, args=(i,), name=f"grader-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        t = threading.Thread(target=self._sync_loop, name="results-sync", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the jobs being graded, leave the queued ones in the journal."""
+        self._stopping.set()
+        self.queue.close()
+        self._dirty.set()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.1, deadline - time.monotonic()))
+        for w in self._workers:
+            w.stop()
+        self._sync_once()
+        self._stack.close()
+        self.journal.close()
+
+    def recover(self) -> None:
+        """Start-up: finish what was stored before a crash, re-queue the rest (see journal)."""
+        for job in self.journal.in_state("running"):
+            stored = self.stores[job.ps].load(job.student) if job.ps in self.stores else None
+            record = stored.get("record") if isinstance(stored, dict) else None
+            if isinstance(record, dict) and record.get("submission_id") == job.id:
+                self.journal.finish(job.id, record["score"], record["max_score"], student_view(record),
+                                    recovered=True)
+            else:
+                self.journal.requeue(job.id, "the service restarted while this was being graded")
+        queued = self.journal.in_state("queued")
+        for job in queued:
+            self.queue.push(job.id, job.student, force=True)
+        if queued:
+            print(f"serve: {len(queued)} queued submissions resumed from the journal", file=self.log, flush=True)
+        self._dirty.set()
+
+    # -- intake (the HTTP app and the exchange watcher)
+    def submit(self, student: str, ps: str, data: bytes, *, origin: str | None = None,
+               received: float | None = None, limited: bool = True, stamp: str | None = None) -> Job:
+        """Spool, journal and queue one notebook; raise :class:`Refused` when it is not taken."""
+        from autograder.spec import resolve_name
+
+        received = time.time() if received is None else received
+        try:
+            name = resolve_name(ps)
+        except SystemExit:
+            name = ps
+        assignment = self.assignments.get(name)
+        if assignment is None:
+            raise Refused(404, f"unknown problem set {ps!r}; served here: {', '.join(self.assignments)}")
+        if not data or len(data) > MAX_UPLOAD_BYTES:
+            raise Refused(413 if data else 400, f"a notebook of 1 byte to {MAX_UPLOAD_BYTES >> 20} MB is expected")
+        try:
+            if not isinstance(json.loads(data), dict):
+                raise ValueError
+        except ValueError:
+            raise Refused(400, "the upload is not a Jupyter notebook (.ipynb JSON)") from None
+        with self._intake:  # the rate check and the insert are one step
+            if limited:
+                verdict: Verdict = self.limiter.check(student, name, received)
+                if not verdict.allowed:
+                    raise Refused(429, f"{student}: {verdict.used} gradings of {name} in the last "
+                                  f"{self.limiter.describe().split(' per ')[1]} (limit {self.limiter.describe()}); "
+                                  f"try again in {verdict.retry_after:.0f} s", verdict.retry_after)
+            try:
+                self.queue.check(student)
+            except QueueFull as exc:
+                raise Refused(503, str(exc), 30.0) from None
+            path = self.journal.spool_notebook(assignment.notebook, data, received, stamp)
+            job = self.journal.add(student, name, path, received, origin or f"http:{path.parent.name}")
+            if job is None:
+                raise Refused(409, f"{origin} was already received")
+            self.queue.push(job.id, student, force=True)
+        return job
+
+    # -- workers
+    def _warm_up(self, worker: Worker) -> None:
+        from autograder.release import released_notebook
+
+        for assignment in self.assignments.values():
+            try:
+                grade_one(worker, assignment, Submission("warm-up", released_notebook(assignment)))
+            except Exception as exc:  # a missing release is reported when students submit
+                print(f"serve: warm-up of {assignment.name} failed: {exc}", file=self.log, flush=True)
+
+    def _work(self, index: int) -> None:
+        worker = Worker(index, self.sandbox)
+        self._workers.append(worker)
+        try:
+            worker.start()
+            self._warm_up(worker)
+        except Exception as exc:
+            print(f"serve: worker {index} could not start: {exc}", file=self.log, flush=True)
+        self._warm += 1
+        if self._warm >= self.n_workers:
+            self.ready.set()
+            print(f"serve: {self.n_workers} warm workers ready ({worker.mode})", file=self.log, flush=True)
+        while True:
+            item = self.queue.take()
+            if item is None:
+                return
+            job_id, student = item
+            try:
+                job = self.journal.claim(job_id)
+                if job is not None:
+                    self._grade(worker, job)
+            except Exception:  # infrastructure: keep serving; the job is retried or marked failed
+                traceback.print_exc(file=self.log)
+            finally:
+                self.queue.done(student)
+
+    def _grade(self, worker: Worker, job: Job) -> None:
+        assignment, store = self.assignments[job.ps], self.stores[job.ps]
+        sub = Submission(job.student, Path(job.notebook))
+        try:
+            record = grade_one(worker, assignment, sub)
+        except Exception as exc:
+            if self._stopping.is_set() or job.attempts < MAX_ATTEMPTS:
+                self.journal.requeue(job.id, f"grading was interrupted ({exc})")
+                if not self._stopping.is_set():
+                    self.queue.push(job.id, job.student, force=True)
+            else:
+                self.journal.fail(job.id, "grading failed on the server; your instructors can see why")
+                self._notify(job.id)
+            raise
+        record.update(submission_id=job.id, received_at=job.received)
+        store.save(job.student, fingerprint(sub, self.spec_hash[job.ps]), record)
+        view = student_view(record)
+        with contextlib.suppress(OSError):
+            from autograder.exports import feedback_page
+
+            page = feedback_page(assignment, job.student, view)
+            (store.out_dir / "feedback").mkdir(exist_ok=True)
+            (store.out_dir / "feedback" / f"{storage.safe_name(job.student)}.html").write_text(page, encoding="utf-8")
+        self.journal.finish(job.id, record["score"], record["max_score"], view)
+        self._dirty.set()
+        self._notify(job.id)
+
+    def _notify(self, job_id: int) -> None:
+        job = self.journal.get(job_id)
+        for listener in list(self.listeners):
+            try:
+                listener(job)
+            except Exception:
+                traceback.print_exc(file=self.log)
+
+    # -- results.json and the gradebook, caught up in the background
+    def _sync_loop(self) -> None:
+        while not self._stopping.is_set():
+            self._dirty.wait(timeout=5.0)
+            if self._stopping.is_set():
+                return
+            time.sleep(1.0)  # gather a burst into one write
+            self._dirty.clear()
+            try:
+                self._sync_once()
+            except Exception:
+                traceback.print_exc(file=self.log)
+
+    def _sync_once(self) -> None:
+        pending = self.journal.unrecorded()
+        if not pending:
+            return
+        for ps in sorted({j.ps for j in pending}):
+            jobs = [j for j in pending if j.ps == ps]
+            assignment, store = self.assignments.get(ps), self.stores.get(ps)
+            if assignment is None:
+                continue
+            results = store.assemble(assignment, self.journal.students(ps))
+            if self.db:
+                from autograder.gradebook import record_results
+
+                students = sorted({j.student for j in jobs})
+                notebooks = {}
+                for s in students:
+                    rec = (store.load(s) or {}).get("record", {})
+                    if rec.get("notebook"):
+                        notebooks[s] = Path(rec["notebook"])
+                record_results(assignment, results, self.db, students=students, course_id=self.course_id,
+                               notebooks=notebooks)
+            self.journal.mark_recorded([j.id for j in jobs])
+
+    # -- for the instructors' view
+    def stats(self) -> dict:
+        now = time.time()
+        return {"ready": self.ready.is_set(), "workers": self.n_workers, "uptime_s": round(now - self.started_at, 1),
+                "queue": self.queue.snapshot(), "rate_limit": self.limiter.describe(),
+                "graded_last_minute": self.journal.finished_since(now - 60),
+                "graded_last_hour": self.journal.finished_since(now - 3600),
+                "problem_sets": list(self.assignments)}
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path):
+    import fcntl
+
+    with open(path, "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise storage.OutputBusy(f"another `autograder serve` uses {path.parent}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

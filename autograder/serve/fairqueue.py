@@ -1,0 +1,96 @@
+"""Fair scheduling over the queued jobs: round-robin across students, bounded.
+
+Each student has a FIFO of their queued jobs; the students with work wait in a ring. A free
+worker takes the next job of the first student in the ring who has nothing running, and that
+student goes to the back of the ring. So a student who submits 50 times gets one grading per
+turn, like everyone else: their burst delays only themselves. One job per student runs at a
+time, which also keeps a student's results in the order they submitted (the store holds the
+latest).
+
+Bounds: ``max_total`` queued jobs in all and ``max_per_student`` for one student; ``push``
+raises :class:`QueueFull` beyond them (the HTTP app answers 503 with Retry-After). The journal
+stays the source of truth: this is rebuilt from its ``queued`` rows at start-up.
+"""
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+
+class QueueFull(RuntimeError):
+    pass
+
+
+class FairQueue:
+    def __init__(self, max_total: int = 1000, max_per_student: int = 50):
+        self.max_total, self.max_per_student = max_total, max_per_student
+        self._cond = threading.Condition()
+        self._pending: dict[str, deque[int]] = {}
+        self._ring: deque[str] = deque()  # students with pending jobs, next turn first
+        self._busy: set[str] = set()  # students with a job running
+        self._size = 0
+        self._closed = False
+
+    def __len__(self) -> int:
+        with self._cond:
+            return self._size
+
+    def check(self, student: str) -> None:
+        """Raise QueueFull if a new job of ``student`` would not fit."""
+        with self._cond:
+            self._check(student)
+
+    def _check(self, student: str) -> None:
+        if self._size >= self.max_total:
+            raise QueueFull(f"the grading queue is full ({self.max_total} submissions waiting)")
+        if len(self._pending.get(student, ())) >= self.max_per_student:
+            raise QueueFull(f"{student} already has {self.max_per_student} submissions waiting")
+
+    def push(self, job_id: int, student: str, *, force: bool = False) -> None:
+        """``force``: re-queued at start-up (already accepted once; the bounds do not apply)."""
+        with self._cond:
+            if not force:
+                self._check(student)
+            queue = self._pending.setdefault(student, deque())
+            if not queue:
+                self._ring.append(student)
+            queue.append(job_id)
+            self._size += 1
+            self._cond.notify()
+
+    def take(self, timeout: float | None = None) -> tuple[int, str] | None:
+        """The next job by the round-robin rule, waiting up to ``timeout``; None when closed or timed out."""
+        with self._cond:
+            while True:
+                if self._closed:
+                    return None
+                for _ in range(len(self._ring)):
+                    student = self._ring[0]
+                    self._ring.rotate(-1)  # this student's turn is used (or skipped while busy)
+                    if student in self._busy:
+                        continue
+                    queue = self._pending[student]
+                    job_id = queue.popleft()
+                    self._size -= 1
+                    if not queue:
+                        del self._pending[student]
+                        self._ring.pop()  # rotated to the right end just now
+                    self._busy.add(student)
+                    return job_id, student
+                if not self._cond.wait(timeout) and timeout is not None:
+                    return None
+
+    def done(self, student: str) -> None:
+        with self._cond:
+            self._busy.discard(student)
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def snapshot(self) -> dict:
+        with self._cond:
+            return {"queued": self._size, "running": sorted(self._busy),
+                    "per_student": {s: len(q) for s, q in self._pending.items()}}
