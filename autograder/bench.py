@@ -149,6 +149,11 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
 
 
 def cmd_bench(args) -> int:
+    if args.what == "serve":  # autograder/serve/bench.py
+        from autograder.serve.bench import bench_serve
+
+        return bench_serve(n=args.n or 200, workers=args.workers)
+    args.n = args.n or 40
     if args.what == "grading":
         if args.ps and args.ps not in ("ps1", "ps1_attention"):
             return bench_cpu_per_honest(args.ps, args.n, args.workers)
@@ -167,8 +172,8 @@ def cmd_bench(args) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("bench", help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks")
-    p.add_argument("what", choices=["grading", "model", "tasks"])
-    p.add_argument("-n", type=int, default=40, help="submissions in the grading batch (default 40)")
+    p.add_argument("what", choices=["grading", "model", "tasks", "serve"])
+    p.add_argument("-n", type=int, default=None, help="submissions in the batch (grading: 40, serve: 200)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--ps", default=None, help="grading: another problem set (honest submissions only: "
                                                "prints <ps>_cpu_s_per_honest)")

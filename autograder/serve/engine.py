@@ -158,13 +158,26 @@ class Engine:
 
     # -- workers
     def _warm_up(self, worker: Worker) -> None:
-        from autograder.release import released_notebook
+        """Grade each problem set's solution once (not stored): the first student's grading then
+        finds the judging code, SymPy and the references' first calls already paid for."""
+        import tempfile
 
-        for assignment in self.assignments.values():
-            try:
-                grade_one(worker, assignment, Submission("warm-up", released_notebook(assignment)))
-            except Exception as exc:  # a missing release is reported when students submit
-                print(f"serve: warm-up of {assignment.name} failed: {exc}", file=self.log, flush=True)
+        import nbformat
+
+        from autograder.release import released_notebook
+        from autograder.samples import make_notebook
+
+        with tempfile.TemporaryDirectory(prefix="autograder-warm-") as tmp:
+            for assignment in self.assignments.values():
+                try:
+                    try:
+                        path = Path(tmp) / f"{assignment.name}.ipynb"
+                        nbformat.write(make_notebook(assignment), path)
+                    except Exception:  # no solutions at hand: the unsolved release warms most of it
+                        path = released_notebook(assignment)
+                    grade_one(worker, assignment, Submission("warm-up", path))
+                except Exception as exc:  # a missing release is reported when students submit
+                    print(f"serve: warm-up of {assignment.name} failed: {exc}", file=self.log, flush=True)
 
     def _work(self, index: int) -> None:
         worker = Worker(index, self.sandbox)

@@ -1,0 +1,235 @@
+"""`autograder bench serve`: submit-to-feedback latency and throughput of `autograder serve`.
+
+One run, one machine: a real ``autograder serve`` process (standalone, token file, loopback) with
+PS1 and warm workers, then
+
+1. **idle**: single submissions one at a time on the idle service (each answered with
+   ``?wait=``): p50/p95 submit-to-feedback latency, the figure the ≤ 1 s target is about;
+2. **burst**: N submissions (default 200) from S simulated students (default 20) sent at once,
+   each student posting theirs back to back, then waiting for each feedback: p50/p95 latency and
+   throughput (submissions per second from the first upload to the last feedback);
+3. **grade**: the same N notebooks graded by ``autograder grade``'s engine (``grade_cohort``,
+   in this process, same worker count, its workers started as ``grade`` starts them).
+
+Every third notebook forgets the 1/√d_k scale (as ``bench grading``); both engines must agree
+on every score. Prints both throughputs and their ratio; last line ``serve_p95_s: <idle p95>``.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Service:
+    """An ``autograder serve`` child process (standalone mode) and a tiny client for it."""
+
+    def __init__(self, state: Path, tokens: dict[str, str], *extra: str, problem_sets=("ps1",), workers: int = 2,
+                 log: Path | None = None):
+        self.state, self.port, self.tokens = Path(state), free_port(), tokens
+        self.state.mkdir(parents=True, exist_ok=True)
+        token_file = self.state.parent / f"{self.state.name}-tokens.json"
+        token_file.write_text(json.dumps({t: u for u, t in tokens.items()}))
+        self.log_path = log or self.state.parent / f"{self.state.name}-serve.log"
+        self.cmd = [sys.executable, "-m", "autograder", "serve", *problem_sets, "--out", str(self.state),
+                    "--tokens", str(token_file), "--port", str(self.port), "--workers", str(workers), *extra]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 300.0) -> "Service":
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"autograder serve exited ({self.proc.returncode}):\n{self.log()[-3000:]}")
+            try:
+                status, body = self.request("GET", "/health", None)
+                if status == 200 and body.get("ready"):
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.kill()
+        raise RuntimeError(f"autograder serve was not ready in {timeout:.0f} s:\n{self.log()[-3000:]}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def request(self, method: str, path: str, user: str | None, body: bytes | None = None, timeout: float = 300.0,
+                conn: http.client.HTTPConnection | None = None):
+        own = conn is None
+        conn = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            headers = {"Authorization": f"token {self.tokens[user]}"} if user else {}
+            conn.request(method, path, body=body, headers=headers)
+            resp = conn.getresponse()
+            data = resp.read()
+            try:
+                return resp.status, json.loads(data)
+            except ValueError:
+                return resp.status, {"text": data.decode("utf-8", "replace")}
+        finally:
+            if own:
+                conn.close()
+
+    def submit(self, user: str, notebook: bytes, ps: str = "ps1", wait: float = 0, conn=None):
+        return self.request("POST", f"/api/submit/{ps}?wait={wait}", user, notebook, conn=conn)
+
+    def stop(self, timeout: float = 60.0) -> int:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        return self.proc.returncode
+
+    def kill(self) -> None:
+        """SIGKILL: what a crash or an OOM kill does (no clean-up of any kind)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+def _pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(p / 100 * len(values) + 0.5) - 1))]
+
+
+def _notebooks():
+    import nbformat
+
+    from autograder.demo import MISSING_SCALE
+    from autograder.samples import make_notebook
+    from autograder.spec import load_assignment
+
+    ps1 = load_assignment("ps1")
+    good = nbformat.writes(make_notebook(ps1)).encode()
+    bad = nbformat.writes(make_notebook(ps1, {"sdpa_impl": MISSING_SCALE})).encode()
+    return ps1, good, bad
+
+
+def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int = 20) -> int:
+    from autograder.grade import grade_cohort
+
+    ps1, good, bad = _notebooks()
+    names = [f"st{i:02d}" for i in range(students)]
+    batch = [(names[i % students], good if i % 3 != 2 else bad) for i in range(n)]  # (student, notebook)
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min)")
+    print(f"batch: {n} PS1 submissions from {students} students ({sum(nb is good for _, nb in batch)} honest), "
+          f"{workers} workers", flush=True)
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-serve-") as tmp:
+        tmp = Path(tmp)
+        tokens = {u: secrets.token_hex(16) for u in [*names, "solo"]}
+        service = Service(tmp / "state", tokens, "--rate", "0", "--per-student-max", str(n), workers=workers)
+        started = time.perf_counter()
+        service.start()
+        print(f"serve: ready in {time.perf_counter() - started:.1f} s (warm workers)", flush=True)
+        try:
+            idle = []
+            for _ in range(singles):
+                t0 = time.perf_counter()
+                status, body = service.submit("solo", good, wait=60)
+                idle.append(time.perf_counter() - t0)
+                if status != 200 or body.get("score") != ps1.max_score:
+                    raise RuntimeError(f"idle submission: {status} {body}")
+                time.sleep(0.2)
+            print(f"idle, one at a time ({singles}): submit-to-feedback p50 {_pct(idle, 50):.3f} s, "
+                  f"p95 {_pct(idle, 95):.3f} s, max {max(idle):.3f} s", flush=True)
+            lat, scores, first_last = _burst(service, batch)
+        finally:
+            service.stop()
+        t_serve = first_last[1] - first_last[0]
+        expected = [ps1.max_score if nb is good else None for _, nb in batch]
+        wrong = [s for s, e in zip(scores, expected) if e is not None and s != e]
+        print(f"burst of {n}: submit-to-feedback p50 {_pct(lat, 50):.3f} s, p95 {_pct(lat, 95):.3f} s, "
+              f"max {max(lat):.3f} s; {t_serve:.2f} s from first upload to last feedback", flush=True)
+
+        root = tmp / "batch"  # nbgrader's layout, one folder per submission
+        for i, (student, nb) in enumerate(batch):
+            folder = root / f"{student}-{i:03d}" / ps1.name
+            folder.mkdir(parents=True)
+            (folder / ps1.notebook).write_bytes(nb)
+        from autograder.sandbox.pool import SandboxConfig, Worker
+
+        t0 = time.perf_counter()
+        probe = Worker(0, SandboxConfig())
+        probe.start()
+        probe.stop()
+        t_start = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        results = grade_cohort(ps1, root, tmp / "grade-out", workers=workers, progress=False)
+        t_grade = time.perf_counter() - t0
+        grade_scores = [results["students"][f"{s}-{i:03d}"]["score"] for i, (s, _) in enumerate(batch)]
+    disagree = sum(a != b for a, b in zip(scores, grade_scores))
+    thr_serve, thr_grade = n / t_serve, n / t_grade
+    load = os.getloadavg()
+    print(f"autograder grade, same {n} notebooks: {t_grade:.2f} s ({thr_grade:.2f} submissions/s; "
+          f"starting one sandboxed worker takes {t_start:.2f} s of that, measured apart)")
+    print(f"serve burst: {thr_serve:.2f} submissions/s; serve_over_grade throughput: {thr_serve / thr_grade:.2f}")
+    print(f"scores: serve and grade disagree on {disagree}/{n}; honest ones not full marks: {len(wrong)}")
+    print(f"machine load at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+    print(f"serve_p95_s: {_pct(idle, 95):.3f}")
+    return 1 if disagree or wrong else 0
+
+
+def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[float, float]]:
+    """Each student's thread posts all of theirs at once, then waits for each feedback in turn
+    (a student's submissions are graded in their order, so waiting in order costs nothing)."""
+    by_student: dict[str, list[int]] = {}
+    for i, (student, _) in enumerate(batch):
+        by_student.setdefault(student, []).append(i)
+    submitted, done, scores = [0.0] * len(batch), [0.0] * len(batch), [None] * len(batch)
+    errors: list[str] = []
+    gate = threading.Barrier(len(by_student))
+
+    def run(student: str, items: list[int]) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=600)
+        try:
+            gate.wait()
+            ids = {}
+            for i in items:
+                submitted[i] = time.perf_counter()
+                status, body = service.submit(student, batch[i][1], conn=conn)
+                if status not in (200, 202):
+                    raise RuntimeError(f"{student}: {status} {body}")
+                ids[i] = body["id"]
+            for i in items:
+                status, body = service.request("GET", f"/api/submissions/{ids[i]}?wait=600", student, conn=conn)
+                done[i] = time.perf_counter()
+                if body.get("state") != "done":
+                    raise RuntimeError(f"{student}: submission {ids[i]} {body}")
+                scores[i] = body["score"]
+        except Exception as exc:  # reported below
+            errors.append(str(exc))
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in by_student.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError(f"burst: {len(errors)} students failed, e.g. {errors[0]}")
+    return [d - s for s, d in zip(submitted, done)], scores, (min(submitted), max(done))
