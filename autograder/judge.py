@@ -100,6 +100,9 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
             mis = matching_misconception(question, probes, outcome.results[:len(probes)])
             if mis is not None:  # a known mistake that crashes (an index past the table, …)
                 return result("error", f"{mis.feedback} ({raised})", mis.name)
+            found = _crash_diagnosis(question, probes, outcome.results)
+            if found is not None:
+                return result("error", f"{raised} — {found.feedback}", diagnosis=found.kind)
             return result("error", raised)
         check = question.compare(item["value"], question.expected(probe))
         values.append(item)
@@ -123,3 +126,15 @@ def _diagnosis(question: Question, probes: list[Probe], items: list[dict]):
     from autograder.judging.diagnose import diagnose
 
     return diagnose(question, probes, [item["value"] for item in items])
+
+
+def _crash_diagnosis(question: Question, probes: list[Probe], items: list[dict]):
+    """When it raises: on which kind of input (judging.crashes), or what the exception's shapes say."""
+    from autograder.judging.crashes import diagnose_crash
+
+    if not question.call:
+        return None
+    try:
+        return diagnose_crash(question, probes, items)
+    except Exception:  # noqa: BLE001 - a diagnosis that cannot be made is no diagnosis
+        return None

@@ -33,14 +33,28 @@ def ps6():
     return load_assignment("ps6_build")
 
 
-def test_reference_sources_compute_the_reference(ps6):
-    for q in ps6.questions:
+@pytest.mark.parametrize("name", ["ps2_positional", "ps3_rope", "ps4_alibi", "ps6_build"])
+def test_reference_sources_compute_the_reference(name):
+    assignment = load_assignment(name)
+    assert any(q.reference_source is not None for q in assignment.questions)
+    for q in assignment.questions:
         if q.reference_source is None:
             continue
         fn = q.reference_source.compile()
-        for probe in [*q.probes_for(STUDENT, ps6), *q.visible]:
+        for probe in [*q.probes_for(STUDENT, assignment), *q.visible]:
             got = to_plain(fn(*as_args(probe.args, q.args_as), **probe.kwargs))
             assert q.compare.matches(got, q.expected(probe)), (q.grade_id, probe.label)
+
+
+def test_dependencies_declared_where_an_answer_calls_another():
+    """One policy for every problem set (README): where the notebook has an answer call another
+    answer, the dependency is declared and root cause re-judges it with the reference in place."""
+    declared = {name: {q.grade_id: q.depends_on for q in load_assignment(name).questions if q.depends_on}
+                for name in ("ps2_positional", "ps3_rope", "ps4_alibi")}
+    assert declared["ps2_positional"] == {"t5_bias": ("t5_bucket",), "similarity": ("sinusoidal_pe",)}
+    assert declared["ps3_rope"] == {"score_from_offset": ("rope_matrix", "apply_rope"), "rope_attention": ("apply_rope",)}
+    assert declared["ps4_alibi"] == {"alibi_causal_bias": ("alibi_slopes",),
+                                     "alibi_attention": ("alibi_causal_bias", "alibi_slopes")}
 
 
 def test_every_declared_dependency_exists_and_can_be_replaced(ps6):
@@ -105,3 +119,39 @@ def test_an_encoder_layer_with_its_own_mistake_keeps_its_verdict(ps6, tmp_path):
     enc = _grade(ps6, POST_LN_ENCODER, tmp_path)["encoder_layer"]
     assert enc.status == "failed" and enc.score == 0 and enc.root_cause is None
     assert "will not be enough" in enc.feedback
+
+
+WRONG_APPLY_ROPE = """def apply_rope(x, positions, base=10000.0, convention="interleaved"):
+    d = x.shape[-1]
+    theta = float(base) ** (+torch.arange(0, d, 2, dtype=torch.float64) / d)   # the exponent's sign lost
+    ang = torch.as_tensor(positions).to(torch.float64)[:, None] * theta
+    ang = ang.repeat_interleave(2, dim=-1) if convention == "interleaved" else torch.cat([ang, ang], -1)
+    if convention == "half":
+        x1, x2 = x.chunk(2, dim=-1)
+        turned = torch.cat([-x2, x1], dim=-1)
+    else:
+        turned = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
+"""
+
+
+def test_ps3_a_wrong_apply_rope_is_the_root_cause_of_rope_attention(tmp_path):
+    """The policy on another problem set: rope_attention that calls a wrong apply_rope is right once
+    apply_rope is the reference — its points are awarded and the feedback says fix apply_rope first."""
+    ps3 = load_assignment("ps3_rope")
+    sources = solution_sources(ps3)
+    cells = ["import math\nimport numpy as np\nimport torch\n", WRONG_APPLY_ROPE, sources["attention_impl"]]
+    nb = StudentNotebook(Path(tmp_path / "nb.ipynb"), cells, [f"cell {i}" for i in range(len(cells))], [], {})
+    subset = dataclasses.replace(ps3, questions=[ps3.question(g) for g in ("apply_rope", "rope_attention")])
+    probes = {q.grade_id: q.probes_for(STUDENT, subset) for q in subset.questions}
+    worker = Worker(0, SandboxConfig())
+    try:
+        run = execute(worker, nb, subset, probes, STUDENT)
+        results = {q.grade_id: judge(q, probes[q.grade_id], run.outcomes[q.grade_id]) for q in subset.questions}
+        assert results["apply_rope"].status == "failed" and results["rope_attention"].status == "failed"
+        apply_root_causes(worker, nb, subset, probes, STUDENT, results)
+    finally:
+        worker.stop()
+    att = results["rope_attention"]
+    assert att.status == "passed" and att.root_cause == "apply_rope" and "Fix `apply_rope` first" in att.feedback
+    assert results["apply_rope"].score == 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.judging.compare import AllClose, Check, Comparator
-from autograder.spec import Assignment, Misconception, Probe, Question
+from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.encodings import (position_interpolation, sinusoidal_frequencies, sinusoidal_shift_matrix,
                                  sinusoidal_similarity, sinusoidal_wavelengths, t5_bias_matrix)
 from solutions.positional import sinusoidal_encoding, t5_relative_bucket
@@ -215,6 +215,39 @@ def similarity_probes(rng):
     return probes + [Probe((int(rng.integers(1, 200)), distances, 32), "25 scattered distances, d = 32, base default")]
 
 
+# ---- root cause across questions: references other answers call, as self-contained source
+# (compiled in the sandbox with only torch, np and math in scope; tests/test_root_cause.py checks
+# them against the references on the hidden probes). `t5_bias` calls the student's `t5_bucket`,
+# `pe_similarity` their `sinusoidal_pe` (the notebook says "Use your `sinusoidal_pe`").
+SINUSOIDAL_PE_SOURCE = FunctionSource('''
+def sinusoidal_pe(n_pos, d, base=10000.0):
+    pos = torch.arange(int(n_pos), dtype=torch.float64)[:, None]
+    inv_freq = float(base) ** (-torch.arange(0, int(d), 2, dtype=torch.float64) / int(d))
+    pe = torch.zeros(int(n_pos), int(d), dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(pos * inv_freq)
+    pe[:, 1::2] = torch.cos(pos * inv_freq)
+    return pe.to(torch.float32)
+''', "sinusoidal_pe")
+
+T5_BUCKET_SOURCE = FunctionSource('''
+def t5_bucket(rel_pos, bidirectional=True, num_buckets=32, max_distance=128):
+    rel_pos = torch.as_tensor(rel_pos)
+    bucket = torch.zeros_like(rel_pos, dtype=torch.long)
+    if bidirectional:
+        num_buckets //= 2
+        bucket = bucket + (rel_pos > 0).long() * num_buckets
+        n = rel_pos.abs()
+    else:
+        n = (-rel_pos).clamp(min=0)
+    max_exact = num_buckets // 2
+    is_small = n < max_exact
+    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).long()
+    large = large.clamp(max=num_buckets - 1)
+    return bucket + torch.where(is_small, n, large)
+''', "t5_bucket")
+
+
 # ---- references
 def sinusoidal_pe(n_pos, d, base=10000.0):
     return sinusoidal_encoding(n_pos, d, base)
@@ -242,7 +275,7 @@ ASSIGNMENT = Assignment(
     questions=[
         Question(
             grade_id="sinusoidal_pe", answer="sinusoidal_pe", title="Sinusoidal PE for any base and d",
-            points=3, reference=sinusoidal_pe, probes=pe_probes, compare=AllClose(atol=2e-4, rtol=1e-4),
+            points=3, reference=sinusoidal_pe, reference_source=SINUSOIDAL_PE_SOURCE, probes=pe_probes, compare=AllClose(atol=2e-4, rtol=1e-4),
             visible=[Probe((3, 4, 100.0), "base 100, d = 4, positions 0, 1, 2",
                            note="Document 000's table: [0, 1, 0, 1], [0.84, 0.54, 0.10, 1.0], [0.91, −0.42, 0.20, 0.98]."),
                      Probe((2, 8, 10000.0), "base 10000, d = 8")],
@@ -312,7 +345,8 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="t5_bucket", answer="t5_bucket", title="T5's relative-position buckets", points=3,
-            reference=t5_relative_bucket, probes=bucket_probes, compare=IntegerArray(),
+            reference=t5_relative_bucket, reference_source=T5_BUCKET_SOURCE, probes=bucket_probes,
+            compare=IntegerArray(),
             visible=[Probe((np.array([-300, -128, -127, -9, -8, -7, -1, 0, 1, 7, 8, 20, 127, 128, 300]), flag),
                            "bidirectional" if flag else "causal") for flag in (True, False)],
             misconceptions=(
@@ -326,7 +360,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="t5_bias", answer="t5_bias", title="The per-head bias matrix", points=2,
-            reference=t5_bias, probes=bias_probes, compare=AllClose(atol=1e-6, rtol=1e-6),
+            reference=t5_bias, depends_on=("t5_bucket",), probes=bias_probes, compare=AllClose(atol=1e-6, rtol=1e-6),
             visible=[Probe((np.arange(64, dtype=np.float32).reshape(32, 2), 3, 4, True), "2 heads, table[b, h] = 2b + h",
                            note="With table[b, h] = 2b + h the bias shows the buckets: head 0 holds 2·bucket.")],
             misconceptions=tuple(Misconception({"flip": "sign_convention"}.get(key, key), text,
@@ -339,7 +373,8 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="similarity", answer="pe_similarity", title="Similarity vs distance", points=2,
-            reference=sinusoidal_similarity, probes=similarity_probes, compare=AllClose(atol=2e-3, rtol=1e-4),
+            reference=sinusoidal_similarity, depends_on=("sinusoidal_pe",), probes=similarity_probes,
+            compare=AllClose(atol=2e-3, rtol=1e-4),
             visible=[Probe((5, np.array([0, 1, 2, 10, 50]), 4, 100.0), "p = 5, d = 4, base 100")],
             misconceptions=(
                 Misconception("exponent_sign", EXPONENT_SIGN, wrong.similarity_variant(sign=+1)),

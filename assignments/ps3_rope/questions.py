@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.judging.compare import AllClose, Check
-from autograder.spec import Assignment, Misconception, Probe, Question
+from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.encodings import rope_attention as reference_rope_attention
 from solutions.encodings import rope_score_from_offset
 from solutions.positional import apply_rope, rope_frequencies, rope_half_permutation, rope_matrix
@@ -155,9 +155,47 @@ def rope_attention(q, k, v, positions, base=10000.0):
     return reference_rope_attention(q, k, v, positions, base, causal=True)
 
 
+# ---- root cause across questions: `rope_attention` calls the student's `apply_rope` (the
+# notebook: "Use your `apply_rope`"), `score_from_offset` their `rope_matrix` or `apply_rope`;
+# the references as self-contained source (torch, np and math in scope;
+# tests/test_root_cause.py checks them against the references).
+ROPE_MATRIX_SOURCE = FunctionSource('''
+def rope_matrix(m, d, base=10000.0):
+    d = int(d)
+    theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    ang = float(m) * theta
+    r = torch.zeros(d, d, dtype=torch.float64)
+    c, s = ang.cos(), ang.sin()
+    i = torch.arange(0, d, 2)
+    r[i, i], r[i, i + 1], r[i + 1, i], r[i + 1, i + 1] = c, -s, s, c
+    return r
+''', "rope_matrix")
+
+APPLY_ROPE_SOURCE = FunctionSource('''
+def apply_rope(x, positions, base=10000.0, convention="interleaved"):
+    positions = torch.as_tensor(positions)
+    d = x.shape[-1]
+    theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    ang = positions.to(torch.float64)[:, None] * theta
+    if convention == "interleaved":
+        ang = ang.repeat_interleave(2, dim=-1)
+    elif convention == "half":
+        ang = torch.cat([ang, ang], dim=-1)
+    else:
+        raise ValueError(f"unknown RoPE convention {convention!r}")
+    cos, sin = ang.cos().to(x.dtype).to(x.device), ang.sin().to(x.dtype).to(x.device)
+    if convention == "half":
+        x1, x2 = x.chunk(2, dim=-1)
+        turned = torch.cat([-x2, x1], dim=-1)
+    else:
+        turned = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+    return x * cos + turned * sin
+''', "apply_rope")
+
+
 APPLY_CHECK = Question(
     grade_id="apply_rope", answer="apply_rope", title="apply_rope in both conventions", points=4,
-    reference=apply_rope, probes=apply_probes, compare=AllClose(atol=3e-4, rtol=1e-4, same_dtype=True),
+    reference=apply_rope, reference_source=APPLY_ROPE_SOURCE, probes=apply_probes, compare=AllClose(atol=3e-4, rtol=1e-4, same_dtype=True),
     visible=[
         Probe((np.eye(4, dtype=np.float32), np.arange(4), 100.0, "interleaved"), "interleaved, d = 4",
               note="The rows of the 4×4 identity at positions 0, 1, 2, 3 (base 100): row m is e_m rotated by R_{Θ,m}."),
@@ -220,7 +258,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="rope_matrix", answer="rope_matrix", title="R_{Θ,m} for any m, d, base", points=2,
-            reference=rope_matrix, probes=matrix_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
+            reference=rope_matrix, reference_source=ROPE_MATRIX_SOURCE, probes=matrix_probes, compare=AllClose(atol=1e-4, rtol=1e-4),
             visible=[Probe((1, 4, 100.0), "m = 1, d = 4, base 100"), Probe((3, 6, 10000.0), "m = 3, d = 6")],
             misconceptions=(
                 Misconception("exponent_sign", EXPONENT_SIGN, wrong.matrix_variant(sign=+1)),
@@ -252,7 +290,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="score_from_offset", answer="score_from_offset", title="Scores depend on n − m only",
-            points=2, reference=score_from_offset, probes=offset_probes, compare=Scalar(atol=2e-3, rtol=1e-3),
+            points=2, reference=score_from_offset, depends_on=("rope_matrix", "apply_rope"), probes=offset_probes, compare=Scalar(atol=2e-3, rtol=1e-3),
             visible=[Probe((np.array([1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0, 0.0]), 1, 100.0),
                            "q = k = e_0, offset 1, base 100")],
             misconceptions=(
@@ -267,7 +305,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="rope_attention", answer="rope_attention", title="Causal attention with RoPE", points=2,
-            reference=rope_attention, probes=attention_probes, compare=AllClose(atol=2e-4, rtol=1e-4),
+            reference=rope_attention, depends_on=("apply_rope",), probes=attention_probes, compare=AllClose(atol=2e-4, rtol=1e-4),
             visible=[Probe((np.eye(3, 4, dtype=np.float32), np.eye(3, 4, dtype=np.float32),
                             np.arange(12, dtype=np.float32).reshape(3, 4), np.array([0, 1, 2]), 100.0),
                            "q = k = first rows of I, v = 0 … 11, positions 0, 1, 2, base 100",

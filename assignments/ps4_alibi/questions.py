@@ -15,7 +15,7 @@ import numpy as np
 import sympy
 
 from autograder.judging.compare import AllClose, Check, Exact, Formula
-from autograder.spec import Assignment, Misconception, Probe, Question
+from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.derivations.positional_proofs import alibi_row_difference
 from solutions.encodings import alibi_attention, alibi_causal_bias, alibi_last_row_weights
 from solutions.positional import alibi_slopes
@@ -101,13 +101,51 @@ def profile_probes(rng):
             Probe((0.5, 2048), "slope 1/2, length 2048")]
 
 
+# ---- root cause across questions: `alibi_causal_bias` calls the student's `alibi_slopes` (the
+# notebook: "Use your `alibi_slopes`"), `alibi_attention` their bias and slopes; the references as
+# self-contained source (torch, np and math in scope; tests/test_root_cause.py checks them).
+ALIBI_SLOPES_SOURCE = FunctionSource('''
+def alibi_slopes(n_heads):
+    n_heads = int(n_heads)
+
+    def power_of_two(n):
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+    if math.log2(n_heads).is_integer():
+        slopes = power_of_two(n_heads)
+    else:
+        c = 2 ** math.floor(math.log2(n_heads))
+        slopes = power_of_two(c) + power_of_two(2 * c)[0::2][: n_heads - c]
+    return torch.tensor(slopes, dtype=torch.float64)
+''', "alibi_slopes")
+
+ALIBI_CAUSAL_BIAS_SOURCE = FunctionSource('''
+def alibi_causal_bias(n_heads, t):
+    n_heads = int(n_heads)
+
+    def power_of_two(n):
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+    if math.log2(n_heads).is_integer():
+        slopes = power_of_two(n_heads)
+    else:
+        c = 2 ** math.floor(math.log2(n_heads))
+        slopes = power_of_two(c) + power_of_two(2 * c)[0::2][: n_heads - c]
+    t = int(t)
+    m = torch.tensor(slopes, dtype=torch.float64)
+    dist = (torch.arange(t)[None, :] - torch.arange(t)[:, None]).to(torch.float64)
+    bias = (m[:, None, None] * dist).float().double()
+    return bias.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+''', "alibi_causal_bias")
+
+
 ASSIGNMENT = Assignment(
     name="ps4_alibi",
     notebook="ps4_alibi.ipynb",
     questions=[
         Question(
             grade_id="alibi_slopes", answer="alibi_slopes", title="The slopes for n heads", points=2,
-            reference=alibi_slopes, probes=slopes_probes, compare=AllClose(atol=1e-7, rtol=1e-5),
+            reference=alibi_slopes, reference_source=ALIBI_SLOPES_SOURCE, probes=slopes_probes, compare=AllClose(atol=1e-7, rtol=1e-5),
             visible=[Probe((8,), "n = 8", note="8 heads: 2^-1, 2^-2, …, 2^-8."), Probe((4,), "n = 4"),
                      Probe((12,), "n = 12", note="12 heads, not a power of two: 2^-1 … 2^-8, then 2^-0.5, "
                            "2^-1.5, 2^-2.5, 2^-3.5.")],
@@ -122,7 +160,8 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="alibi_causal_bias", answer="alibi_causal_bias", title="The causal bias matrix", points=2,
-            reference=alibi_causal_bias, probes=bias_probes, compare=WithInfinities(atol=1e-6, rtol=1e-5),
+            reference=alibi_causal_bias, reference_source=ALIBI_CAUSAL_BIAS_SOURCE,
+            depends_on=("alibi_slopes",), probes=bias_probes, compare=WithInfinities(atol=1e-6, rtol=1e-5),
             visible=[Probe((2, 4), "2 heads, T = 4", note="Two heads (slopes 2^-4 and 2^-8), four tokens.")],
             misconceptions=(
                 Misconception("free_constant", FREE_CONSTANT, wrong.bias_variant(slopes="free_constant")),
@@ -143,7 +182,7 @@ ASSIGNMENT = Assignment(
         ),
         Question(
             grade_id="alibi_attention", answer="alibi_attention", title="Causal attention with ALiBi", points=3,
-            reference=alibi_attention, probes=attention_probes, compare=AllClose(atol=1e-4, rtol=1e-4, same_dtype=True),
+            reference=alibi_attention, depends_on=("alibi_causal_bias", "alibi_slopes"), probes=attention_probes, compare=AllClose(atol=1e-4, rtol=1e-4, same_dtype=True),
             visible=[Probe((np.zeros((2, 4, 4), np.float32), np.zeros((2, 4, 4), np.float32),
                             np.tile(np.eye(4, dtype=np.float32), (2, 1, 1))), "2 heads, q = k = 0, v = I",
                            note="Content scores all 0 and v = I: each output row is that query's attention "

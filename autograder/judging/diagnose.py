@@ -18,7 +18,8 @@ from typing import Any
 from autograder.judging.compare import AllClose, Exact, Formula
 from autograder.judging.diagnosis_base import Case, Context, Diagnosis
 from autograder.judging.locations import (
-    find_agreeing_prefix, find_diagonal, find_edge, find_masked_rows, find_nan, find_shape, find_stripes, which_inputs)
+    find_agreeing_prefix, find_diagonal, find_edge, find_input_region, find_masked_rows, find_nan, find_other_axis, find_shape,
+    find_stripes, which_inputs)
 from autograder.judging.relations import (
     find_axes, find_factor, find_precision, find_reversed_or_permuted, find_shift, find_sign, find_sums_axis,
     find_zeros)
@@ -30,7 +31,7 @@ __all__ = ["Diagnosis", "diagnose"]
 # in order: exact relations first, then the reference re-run, then where the errors are
 FINDERS = (find_zeros, find_sign, find_factor, find_axes, find_shift, find_reversed_or_permuted, find_sums_axis,
            find_mask, find_argument, find_primitive_variants, find_precision, find_masked_rows, find_edge,
-           find_stripes, find_diagonal, find_agreeing_prefix, find_shape, find_nan)
+           find_input_region, find_stripes, find_diagonal, find_agreeing_prefix, find_shape, find_other_axis, find_nan)
 
 
 def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diagnosis | None:
@@ -55,14 +56,8 @@ def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diag
     found = _first_finding(Context(question, cases))
     if found is not None:
         return found
-    # No one relation explains every wrong probe: name the cause on the first probe it explains.
-    for case in cases if len(cases) > 1 else ():
-        found = _first_finding(Context(question, [case]))
-        if found is not None:
-            from autograder.judge import public_label
-
-            where = public_label(case.probe, next(i for i, p in enumerate(probes) if p is case.probe))
-            return Diagnosis(found.kind, f"on {where}, {found.feedback} (other inputs differ in other ways)")
+    # No relation explains every wrong probe: none is claimed (one that fits only some of them —
+    # a relative shift by |k| that looks like a transpose on one square probe — would mislead).
     return which_inputs(question, probes, cases)
 
 

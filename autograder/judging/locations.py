@@ -191,3 +191,76 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
     wrong = [public_label(p, i) for i, p in enumerate(probes) if id(p) in wrong_ids]
     return Diagnosis("which_inputs", f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
                                      "what your code does differently for those inputs")
+
+
+def _integer_input(ctx: Context, case: Case) -> np.ndarray | None:
+    """The probe's integer array argument of the output's own shape (an element-wise map such as
+    relative position → bucket), or None."""
+    exp = _array(case.expected)
+    found = [a for a in case.probe.args if isinstance(a, np.ndarray) and a.dtype.kind in "iu"
+             and exp is not None and a.shape == exp.shape]
+    return found[0] if len(found) == 1 else None
+
+
+def find_input_region(ctx: Context) -> Diagnosis | None:
+    """An element-wise map of integer inputs (relative positions → buckets, …) that is right for
+    some inputs and wrong for others: name the region (negative inputs only, large magnitudes
+    only, zero only) and whether it is off by one there — never the boundary's value."""
+    regions = {"neg": [], "pos": [], "zero": [], "large": []}
+    off_by_one = True
+    for case in ctx.cases:
+        inp, off = _integer_input(ctx, case), _off_entries(ctx, case)
+        if inp is None or off is None or not off.any() or off.all():
+            return None
+        wrong, right = inp[off], inp[~off]
+        got, exp = _array(case.got), _array(case.expected)
+        off_by_one &= bool(np.all(np.abs(got[off] - exp[off]) == 1))
+        regions["neg"].append(bool(np.all(wrong < 0)))
+        regions["pos"].append(bool(np.all(wrong > 0)))
+        regions["zero"].append(bool(np.all(wrong == 0)))
+        regions["large"].append(bool(np.abs(wrong).min() > np.abs(right).max()))
+    how = " — off by one there (a boundary or a rounding, floor vs round or < vs ≤)" if off_by_one else ""
+    texts = {"zero": "only the input 0 gets a wrong result: check the special case at zero",
+             "large": "your results are right for small inputs (in magnitude) and wrong from some size on: the "
+                      "rule for the large ones (a logarithmic range, a clamp, a maximum) is off",
+             "neg": "only the negative inputs get wrong results, the others are right: check the branch for "
+                    "negative values (their sign, an offset for them, or which side they belong to)",
+             "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
+                    "positive values (an offset for them, or which side they belong to)"}
+    for key in ("zero", "large", "neg", "pos"):
+        if all(regions[key]):
+            return Diagnosis("input_region", texts[key] + how)
+    if off_by_one:
+        return Diagnosis("off_by_one", "wherever your integers differ from the reference's they are off by one: "
+                                       "a boundary (< vs ≤), a rounding (floor vs round) or a range end")
+    return None
+
+
+def find_other_axis(ctx: Context) -> Diagnosis | None:
+    """A 1-D answer whose length is another input's size (one entry per feature where one per
+    position is expected), or an answer with an extra last axis: a reduction over the wrong axis,
+    or a missing one."""
+    texts = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape == exp.shape:
+            return None
+        if got.ndim == exp.ndim + 1 and got.shape[:exp.ndim] == exp.shape:
+            texts.add("your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
+                      "over that axis is missing, or taken over another one")
+        elif got.ndim == exp.ndim == 1:
+            sizes = {}
+            for name, arg in zip(ctx.params, case.probe.args):
+                if isinstance(arg, np.ndarray):
+                    for n in arg.shape:
+                        sizes.setdefault(n, f"an axis of `{name}`")
+                elif isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+                    sizes.setdefault(int(arg), f"`{name}`")
+            if got.shape[0] not in sizes or got.shape[0] == exp.shape[0]:
+                return None
+            texts.add(f"your output has one entry per {sizes[got.shape[0]].replace('an axis', 'entry along an axis')}"
+                      " instead of one per entry the reference has: you reduce (sum) over the wrong axis, or keep "
+                      "the wrong one")
+        else:
+            return None
+    return Diagnosis("reduced_axis", texts.pop()) if len(texts) == 1 else None

@@ -56,6 +56,15 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
             if with_override(lambda c, d=dim: Override(softmax_dim=d)):
                 return Diagnosis("softmax_axis", f"your softmax normalises over axis {dim} of the scores: each "
                                                  "distribution must run over the keys (the last axis)")
+    if "masked_fill" in used and not any(isinstance(a, np.ndarray) and a.dtype == bool for a in first.args):
+        # a mask the reference builds itself (causal): left out, or applied the other way round
+        if with_override(lambda c: Override(masked_fill="skip")):
+            return Diagnosis("mask_missing", "your output is the reference's without its mask: the positions "
+                                             "the mask blocks (a query's later keys, for a causal mask) must "
+                                             "be excluded before the softmax")
+        if with_override(lambda c: Override(masked_fill="invert")):
+            return Diagnosis("mask_inverted", "your mask is inverted: your output is the reference's with the "
+                                              "allowed and the blocked positions swapped")
     if "layer_norm" in used:
         for axes in (2, 3):
             if with_override(lambda c, n=axes: Override(norm_axes=n)):
@@ -84,6 +93,20 @@ def _argument_candidates(ctx: Context, index: int, name: str, default) -> list[t
     if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
         out.append((f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
                     lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy()))
+        out += [(f"uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)",
+                 lambda v: -v),
+                (f"uses every entry of `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+                (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1)]
+    if isinstance(value, str):  # an option: the answer does what another of its values asks
+        options = {p.args[index] for p in [*ctx.question.visible, *(c.probe for c in ctx.cases)]
+                   if index < len(p.args) and isinstance(p.args[index], str)}
+        for other in sorted(options):
+            out.append((f"behaves as if `{name}` were always {other!r}: the option is not followed",
+                        lambda v, o=other: o if v != o else None))
+        if len(options) == 2:
+            a, b = sorted(options)
+            out.append((f"treats each value of `{name}` as the other one: the options {a!r} and {b!r} are swapped",
+                        lambda v, a=a, b=b: b if v == a else a))
     if isinstance(value, (float, np.floating)):
         out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
     return out

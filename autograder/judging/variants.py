@@ -28,6 +28,7 @@ class Override:
     scale: float = 1.0
     softmax_dim: int | None = None
     norm_axes: int | None = None
+    masked_fill: str | None = None  # "skip": the mask is not applied; "invert": applied with ~mask
 
 
 def _active() -> Override | None:
@@ -50,6 +51,22 @@ def _install() -> None:
 
         orig_softmax, orig_f_softmax, orig_tensor_softmax = torch.softmax, F.softmax, torch.Tensor.softmax
         orig_sdpa, orig_layer_norm = F.scaled_dot_product_attention, F.layer_norm
+        orig_masked_fill, orig_t_masked_fill = torch.Tensor.masked_fill, torch.masked_fill
+
+        def changed_masked_fill(original, x, mask, value):
+            _note("masked_fill")
+            ov = _active()
+            if ov is None or ov.masked_fill is None or not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+                return original(x, mask, value)
+            if ov.masked_fill == "skip":
+                return x.clone()
+            return original(x, ~mask, value)
+
+        def tensor_masked_fill(self, mask, value):
+            return changed_masked_fill(orig_masked_fill, self, mask, value)
+
+        def masked_fill(input, mask, value):  # noqa: A002
+            return changed_masked_fill(orig_t_masked_fill, input, mask, value)
 
         def changed_softmax(original, x, dim, *args, **kwargs):
             _note("softmax")
@@ -102,6 +119,7 @@ def _install() -> None:
 
         torch.softmax, F.softmax, torch.Tensor.softmax = softmax, f_softmax, tensor_softmax
         F.scaled_dot_product_attention, F.layer_norm = sdpa, layer_norm
+        torch.Tensor.masked_fill, torch.masked_fill = tensor_masked_fill, masked_fill
         _installed = True
 
 
@@ -118,7 +136,7 @@ def overridden(override: Override | None):
 
 
 def primitives_used(run) -> set[str]:
-    """Which of the overridable primitives ("softmax", "layer_norm") ``run()`` calls."""
+    """Which of the overridable primitives ("softmax", "layer_norm", "masked_fill") ``run()`` calls."""
     _install()
     previous = getattr(_state, "seen", None)
     _state.seen = set()
