@@ -2,6 +2,7 @@
 feedback names the cause, not the expected value). Questions are the course's own with their
 named misconceptions removed, so the diagnosis is what speaks, or small ones built here."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -189,3 +190,260 @@ def test_probe_labels_lose_seeds_and_hidden_function_names():
     assert public_label(Probe((1,), "500 held-out sequences (seed 99, time budget 90 s)"), 0) == \
         "500 held-out sequences (time budget 90 s)"
     assert public_label(Probe((1,), "tiny model 4821, prompt [3, 1]"), 0) == "tiny model, prompt [3, 1]"
+
+
+# ---- answers that raise: when (which property of the arguments), or what the exception shows
+def _rot_interleaved(x):
+    return torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+
+
+def _rope_angles(x, positions, base):
+    d = x.shape[-1]
+    theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    return torch.as_tensor(positions).to(torch.float64)[:, None] * theta
+
+
+def _rope(x, positions, base=10000.0, convention="interleaved", *, sign=1, offset=0):
+    ang = _rope_angles(x, sign * (torch.as_tensor(positions) + offset), base)
+    if convention == "interleaved":
+        ang, turned = ang.repeat_interleave(2, dim=-1), _rot_interleaved(x)
+    else:
+        x1, x2 = x.chunk(2, dim=-1)
+        ang, turned = torch.cat([ang, ang], dim=-1), torch.cat([-x2, x1], dim=-1)
+    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
+
+
+def sdpa_if_mask(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask:  # "if mask is given" — but a tensor of several entries has no truth value
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v
+
+
+def rope_unbatched(x, positions, base=10000.0, convention="interleaved"):
+    t, d = x.shape  # only (T, d) inputs
+    return _rope(x, positions, base, convention)
+
+
+def rope_interleaved_only(x, positions, base=10000.0, convention="interleaved"):
+    if convention != "interleaved":
+        raise ValueError(f"unknown convention {convention}")
+    return _rope(x, positions, base, convention)
+
+
+def sdpa_untransposed(q, k, v, mask=None):
+    scores = torch.matmul(q, k) / math.sqrt(q.shape[-1])  # k not transposed
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v
+
+
+def sdpa_module_called(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.nn.functional(scores) @ v
+
+
+def sdpa_helper_without_return(q, k, v, mask=None):
+    def scores(q, k):
+        s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # noqa: F841 - the missing return
+    return torch.softmax(scores(q, k), -1) @ v
+
+
+def rope_angles_not_repeated(x, positions, base=10000.0, convention="interleaved"):
+    ang = _rope_angles(x, positions, base)  # (T, d/2) against x's d
+    return x * ang.cos().to(x.dtype) + _rot_interleaved(x) * ang.sin().to(x.dtype)
+
+
+def rope_pairs_unequal(x, positions, base=10000.0, convention="interleaved"):
+    ang = _rope_angles(x, positions, base).repeat_interleave(2, dim=-1)
+    turned = torch.stack([-x[..., 1:], x[..., 0::2]], dim=-1).flatten(-2)  # x[..., 1:], not x[..., 1::2]
+    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
+
+
+def rope_matrix_index_too_long(m, d, base=10000.0):
+    theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    r = torch.zeros(d, d, dtype=torch.float64)
+    i = torch.arange(0, d)  # every index, where the blocks start at 0, 2, 4, …
+    r[i, i] = torch.cos(m * theta)
+    return r
+
+
+def rope_matrix_float32(m, d, base=10000.0):
+    theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    c, s = torch.cos(m * theta), torch.sin(m * theta)
+    r = torch.zeros(d, d)  # float32, filled with float64 values
+    i = torch.arange(0, d, 2)
+    r[i, i], r[i, i + 1], r[i + 1, i], r[i + 1, i + 1] = c, -s, s, c
+    return r
+
+
+def thetas_assert_inverted(d, base):
+    assert d % 2 == 1, "d must be even"
+    return float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+
+
+CRASHES = {
+    # (problem set, question, wrong answer, kind, words the feedback must hold)
+    "mask_given": ("ps1_attention", "sdpa", sdpa_if_mask, "crash_trigger", "only when `mask` is given"),
+    "batch_dims": ("ps3_rope", "apply_rope", rope_unbatched, "crash_trigger", "only when `x` has 4 axes"),
+    "one_option": ("ps3_rope", "apply_rope", rope_interleaved_only, "crash_trigger", "only when `convention` is 'half'"),
+    "matmul": ("ps1_attention", "sdpa", sdpa_untransposed, "crash_matmul", "transpose(-2, -1)"),
+    "module": ("ps1_attention", "sdpa", sdpa_module_called, "crash_module", "called as if it were a function"),
+    "none": ("ps1_attention", "sdpa", sdpa_helper_without_return, "crash_none", "returns its result"),
+    "broadcast": ("ps3_rope", "apply_rope", rope_angles_not_repeated, "crash_broadcast", "2 times as long"),
+    "stack": ("ps3_rope", "apply_rope", rope_pairs_unequal, "crash_stack", "cut differently"),
+    "index_put": ("ps3_rope", "rope_matrix", rope_matrix_index_too_long, "crash_index_put", "indexed assignment"),
+    "dtype": ("ps3_rope", "rope_matrix", rope_matrix_float32, "crash_dtype", "different dtypes"),
+    "assert": ("ps3_rope", "rope_thetas", thetas_assert_inverted, "crash_assert", "`assert` of your own"),
+}
+
+
+@pytest.mark.parametrize("case", list(CRASHES))
+def test_a_crash_is_diagnosed(case):
+    ps, gid, wrong, kind, words = CRASHES[case]
+    question, assignment = bare(ps, gid)
+    res = verdict(question, assignment, wrong)
+    assert res.status == "error" and res.score == 0 and res.diagnosis == kind, res.feedback
+    assert words in res.feedback, res.feedback
+    assert " raised " in res.feedback  # the student's own exception is still shown
+
+
+def test_an_index_one_past_the_end_is_an_off_by_one():
+    def differences(x):
+        return x[1:] - x[:-1]
+
+    def wrong(x):
+        return np.array([x[i + 1] - x[i] for i in range(len(x))])  # one step too far
+    res = _vector_verdict(_vector_question(differences), wrong)
+    assert res.status == "error" and res.diagnosis == "crash_index" and "one past the end" in res.feedback, res.feedback
+
+
+def test_an_axis_past_the_input_is_named():
+    def total(x):
+        return x.sum(-1)
+    question = dataclasses.replace(_vector_question(total), args_as="torch")
+    res = _vector_verdict(question, lambda x: torch.sum(x, dim=1))
+    assert res.status == "error" and res.diagnosis == "crash_axes", res.feedback
+
+
+def test_a_crash_without_a_telling_circumstance_stays_a_crash():
+    question, assignment = bare("ps1_attention", "sdpa")
+
+    def raises(q, k, v, mask=None):
+        raise RuntimeError("something went wrong")
+    res = verdict(question, assignment, raises)
+    assert res.status == "error" and res.diagnosis is None
+
+
+# ---- reference-driven kinds for positional encodings
+def rope_attention_answer(q, k, v, positions, base=10000.0, *, causal="keep"):
+    qr, kr = _rope(q.double(), positions, base), _rope(k.double(), positions, base)
+    scores = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    allowed = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).tril()
+    if causal == "keep":
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    elif causal == "invert":
+        scores = scores.masked_fill(allowed, float("-inf"))
+    return (torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v.double()).to(q.dtype)
+
+
+POSITIONAL_WRONGS = {
+    # rope_attention: the causal mask the answer builds itself
+    "mask_missing": ("ps3_rope", "rope_attention", lambda q, k, v, p, b=10000.0: rope_attention_answer(
+        q, k, v, p, b, causal="drop"), "without its mask"),
+    "mask_inverted": ("ps3_rope", "rope_attention", lambda q, k, v, p, b=10000.0: rope_attention_answer(
+        q, k, v, p, b, causal="invert"), "allowed and the blocked positions swapped"),
+    # apply_rope: rotation direction (the angle's sign), positions off by one, conventions swapped
+    "rotation_direction": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, sign=-1),
+                           "`positions` with the opposite sign"),
+    "position_offset": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, offset=1),
+                        "as if it were `positions` + 1"),
+    "conventions_swapped": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(
+        x, p, b, "half" if c == "interleaved" else "interleaved"), "are swapped"),
+}
+
+
+@pytest.mark.parametrize("case", list(POSITIONAL_WRONGS))
+def test_positional_mistakes_are_diagnosed(case):
+    ps, gid, wrong, words = POSITIONAL_WRONGS[case]
+    question, assignment = bare(ps, gid)
+    res = verdict(question, assignment, wrong)
+    assert res.status == "failed" and res.diagnosis is not None and words in res.feedback, res.feedback
+    if case.startswith("mask"):
+        assert res.diagnosis == case
+
+
+def t5_bucket_rounded(rel_pos, bidirectional=True, num_buckets=32, max_distance=128):
+    """The log buckets rounded to nearest instead of truncated (a realistic slip)."""
+    rel_pos = torch.as_tensor(rel_pos)
+    bucket = torch.zeros_like(rel_pos, dtype=torch.long)
+    if bidirectional:
+        num_buckets //= 2
+        bucket = bucket + (rel_pos > 0).long() * num_buckets
+        n = rel_pos.abs()
+    else:
+        n = (-rel_pos).clamp(min=0)
+    max_exact = num_buckets // 2
+    large = max_exact + torch.round(torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
+                                    * (num_buckets - max_exact)).long()
+    large = large.clamp(max=num_buckets - 1)
+    return bucket + torch.where(n < max_exact, n, large)
+
+
+def test_integer_outputs_wrong_only_for_large_inputs_and_off_by_one():
+    question, assignment = bare("ps2_positional", "t5_bucket")
+    res = verdict(question, assignment, t5_bucket_rounded)
+    assert res.diagnosis == "input_region", res.feedback
+    assert "right for small inputs" in res.feedback and "off by one there" in res.feedback, res.feedback
+
+
+def test_integer_outputs_off_by_one_everywhere_they_differ():
+    def thirds(x):
+        return np.floor_divide(x, 3)
+
+    def probes(rng):
+        return [Probe((np.arange(-20, 21),), "−20 … 20"), Probe((rng.permutation(np.arange(-9, 30)),), "shuffled")]
+    question = Question(grade_id="vec", answer="vec", points=1, reference=thirds, probes=probes, args_as="numpy")
+    res = _vector_verdict(question, lambda x: np.ceil(x / 3).astype(np.int64))  # ceil for floor
+    assert res.diagnosis == "off_by_one" and "off by one" in res.feedback, res.feedback
+
+
+def test_a_sum_over_the_wrong_axis_is_named():
+    question, assignment = bare("ps2_positional", "similarity")
+
+    def pe(pos, d, base):
+        w = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        ang = pos[:, None] * w
+        return torch.stack([ang.sin(), ang.cos()], dim=-1).flatten(-2)
+
+    def over_positions(p, distances, d, base=10000.0):
+        dist = torch.as_tensor(distances).double()
+        return (pe(torch.full_like(dist, float(p)), d, base) * pe(float(p) + dist, d, base)).sum(0)
+    res = verdict(question, assignment, over_positions)
+    assert res.diagnosis == "reduced_axis" and "`d`" in res.feedback, res.feedback
+
+
+# ---- a diagnosis holds on every failing probe, or none is claimed
+def test_no_diagnosis_from_one_probe_that_happens_to_fit():
+    """t5_bias whose causal buckets use the wrong sign of the offset: on the one square causal probe
+    it looks like a transpose, on the others it does not — "axes swapped" would mislead."""
+    from solutions.encodings import t5_bias_matrix
+    from solutions.positional import t5_relative_bucket
+
+    question, assignment = bare("ps2_positional", "t5_bias")
+
+    def wrong(table, t_q, t_k, bidirectional=True):
+        if bidirectional:
+            return t5_bias_matrix(table, t_q, t_k, True)
+        rel = torch.arange(t_q)[:, None] - torch.arange(t_k)[None, :]  # query minus key
+        return torch.as_tensor(table)[t5_relative_bucket(rel, False)].permute(2, 0, 1)
+    res = verdict(question, assignment, wrong)
+    assert res.status == "failed" and res.diagnosis != "axes", res.feedback
+    assert "swapped" not in res.feedback and "other inputs differ" not in res.feedback, res.feedback
+
+
+def test_a_length_relation_needs_the_entries_to_agree():
+    """Twice as many entries, none of them the reference's (a list that keeps other hypotheses):
+    no "every second entry" claim."""
+    res = _vector_verdict(_vector_question(affine), lambda x: np.concatenate([np.cos(x) * 7, np.sin(x) * 5]))
+    assert res.diagnosis != "shape" and "twice as many" not in res.feedback, res.feedback

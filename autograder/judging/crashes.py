@@ -245,6 +245,9 @@ def _dim(e: str) -> str | None:
 
 
 def _module(e: str) -> str | None:
+    if e.startswith("TypeError") and "'module' object is not callable" in e:
+        return ("a module is called as if it were a function: call the function inside it (for instance "
+                "`torch.nn.functional.softmax(...)`, not `torch.nn.functional(...)`)")
     if e.startswith("TypeError") and ("'module'" in e or "not module" in e):
         return "a module is used where a number or a tensor belongs: a function call (its name and parentheses) is missing"
     return None

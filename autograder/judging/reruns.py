@@ -73,11 +73,11 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
     return None
 
 
-def _argument_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[str, object]]:
-    """(what the answer may have done, how to change the argument) for argument ``index``."""
+def _argument_candidates(ctx: Context, index: int, name: str, default, value) -> list[tuple[str, object]]:
+    """(what the answer may have done, how to change the argument) for argument ``index``, whose
+    value on the first failing probe is ``value``."""
     import inspect
 
-    value = ctx.cases[0].probe.args[index]
     out = []
     if default is not inspect.Parameter.empty:
         out.append((f"does not use the argument `{name}`: it behaves as if `{name}` were always "
@@ -99,7 +99,7 @@ def _argument_candidates(ctx: Context, index: int, name: str, default) -> list[t
                 (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1)]
     if isinstance(value, str):  # an option: the answer does what another of its values asks
         options = {p.args[index] for p in [*ctx.question.visible, *(c.probe for c in ctx.cases)]
-                   if index < len(p.args) and isinstance(p.args[index], str)}
+                   if index < len(p.args) and isinstance(p.args[index], str)} | {value}
         for other in sorted(options):
             out.append((f"behaves as if `{name}` were always {other!r}: the option is not followed",
                         lambda v, o=other: o if v != o else None))
@@ -125,14 +125,28 @@ def find_argument(ctx: Context) -> Diagnosis | None:
     except (TypeError, ValueError):
         return None
     n_args = min(len(c.probe.args) for c in ctx.cases)
-    for index, param in enumerate(params[:n_args]):
-        if any(isinstance(c.probe.args[index], (bool, np.bool_)) or c.probe.args[index] is None for c in ctx.cases):
+    # every positional argument, those some probes leave at their default included
+    usable = [(i, p) for i, p in enumerate(params) if i < n_args or p.default is not inspect.Parameter.empty]
+
+    def value_of(case: Case, index: int, param):
+        if index < len(case.probe.args):
+            return case.probe.args[index]
+        return case.probe.kwargs.get(param.name, param.default)
+
+    for index, param in usable:
+        if any(isinstance(value_of(c, index, param), (bool, np.bool_)) or value_of(c, index, param) is None
+               for c in ctx.cases):
             continue
-        for text, change in _argument_candidates(ctx, index, param.name, param.default):
-            def rerun(case: Case, change=change):
-                args = list(case.probe.args)
-                args[index] = change(args[index])
-                return ctx.reference(tuple(args), case.probe.kwargs)
+        first = value_of(ctx.cases[0], index, param)
+        for text, change in _argument_candidates(ctx, index, param.name, param.default, first):
+            def rerun(case: Case, change=change, index=index, param=param):
+                args, kwargs = list(case.probe.args), dict(case.probe.kwargs)
+                changed = change(value_of(case, index, param))
+                if index < len(args):
+                    args[index] = changed
+                else:
+                    kwargs[param.name] = changed
+                return ctx.reference(tuple(args), kwargs)
             if ctx.all_fit(rerun):
                 return Diagnosis("argument", f"your answer {text}")
     return None
