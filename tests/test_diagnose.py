@@ -447,3 +447,8 @@ def test_a_length_relation_needs_the_entries_to_agree():
     no "every second entry" claim."""
     res = _vector_verdict(_vector_question(affine), lambda x: np.concatenate([np.cos(x) * 7, np.sin(x) * 5]))
     assert res.diagnosis != "shape" and "twice as many" not in res.feedback, res.feedback
+
+
+def test_a_single_number_where_a_vector_is_expected():
+    res = _vector_verdict(_vector_question(affine), lambda x: float(affine(x).sum()))
+    assert res.diagnosis == "reduced_axis" and "single number" in res.feedback, res.feedback

@@ -201,7 +201,8 @@ def _stack(e: str) -> str | None:
 
 
 def _index_put(e: str) -> str | None:
-    if "cannot be broadcast to indexing result" in e:
+    if "cannot be broadcast to indexing result" in e or re.search(
+            r"The expanded size of the tensor \(\d+\) must match the existing size \(\d+\)", e):
         return ("an indexed assignment selects a different number of entries than the values assigned to them: "
                 "a range, a step or a slice does not match the length of the values")
     return None
@@ -227,6 +228,27 @@ def _index(e: str) -> str | None:
     if m and int(m.group(1)) == int(m.group(3)):
         return ("an index runs one past the end of an axis (index = its size): an off-by-one in a range, "
                 "a bound or an index computation")
+    if m and int(m.group(1)) < -int(m.group(3)):
+        return ("an index is negative, beyond the start of an axis: a quantity that must be ≥ 0 there (clamped, "
+                "or offset) is not")
+    if "tensors used as indices must be long, int, byte or bool" in e:
+        return "you index with a float tensor: indices must be integers (use // for integer division, or .long())"
+    return None
+
+
+def _number(e: str) -> str | None:
+    if e.startswith("AttributeError") and re.search(r"'(int|float)' object has no attribute", e):
+        return ("a tensor method is called on a plain Python number: that value should be a tensor (build it with "
+                "torch, or keep the tensor the expression started from)")
+    return None
+
+
+def _reshape(e: str) -> str | None:
+    if re.search(r"shape '\[[-\d, ]*\]' is invalid for input of size \d+|invalid shape dimension", e):
+        return ("a reshape (or view) asks for a shape whose number of entries differs from the tensor's: check the "
+                "sizes you pass (a -1 for the axis to infer)")
+    if "permute(): duplicate dims are not allowed" in e or "number of dims don't match in permute" in e:
+        return "a permute names an axis twice or leaves one out: each axis must appear exactly once"
     return None
 
 
@@ -266,7 +288,7 @@ def find_message(errors: list[str], everywhere: bool = True) -> Diagnosis | None
     each = _one_message(errors)
     rules = [("crash_matmul", _matmul), ("crash_index", _index), ("crash_axes", _dim), ("crash_module", _module),
              ("crash_broadcast", _elementwise), ("crash_stack", _stack), ("crash_index_put", _index_put),
-             ("crash_dtype", _dtype), ("crash_none", _none)]
+             ("crash_dtype", _dtype), ("crash_none", _none), ("crash_number", _number), ("crash_reshape", _reshape)]
     for kind, rule in rules + ([("crash_assert", _assertion)] if everywhere else []):
         text = each(rule)
         if text is not None:

@@ -151,6 +151,9 @@ def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) ->
     if m - n == 1 and n >= 1 and (same(range(0, n)) or same(range(1, m))):
         return (f"your output has one entry too {'many' if mine > theirs else 'few'}{where} (the others agree "
                 "with the reference): an off-by-one in a range, a slice or a length")
+    if m - n == 1:  # the length alone: a fact, whatever the entries
+        return (f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: check its length — "
+                "a range, a slice or a stopping condition off by one")
     if m == 2 * n and n >= 1:
         if same(range(0, m, 2)) or same(range(1, m, 2)):
             return (f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
@@ -227,6 +230,7 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
     some inputs and wrong for others: name the region (negative inputs only, large magnitudes
     only, zero only) and whether it is off by one there — never the boundary's value."""
     regions = {"neg": [], "pos": [], "zero": [], "large": []}
+    small_right: set = set()  # right inputs smaller than every wrong one of their probe, over all probes
     off_by_one = True
     for case in ctx.cases:
         inp, off = _integer_input(ctx, case), _off_entries(ctx, case)
@@ -240,7 +244,8 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
         regions["zero"].append(bool(np.all(wrong == 0)))
         # every input smaller (in magnitude) than the smallest wrong one is right, and there are several
         below = np.unique(np.abs(right[np.abs(right) < np.abs(wrong).min()]))
-        regions["large"].append(len(below) >= 3)
+        regions["large"].append(len(below) >= 1)
+        small_right.update(below.tolist())
     how = " — off by one there (a boundary or a rounding, floor vs round or < vs ≤)" if off_by_one else ""
     texts = {"zero": "only the input 0 gets a wrong result: check the special case at zero",
              "large": "your results are right for small inputs (in magnitude) and wrong only for some larger "
@@ -249,6 +254,7 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
                     "negative values (their sign, an offset for them, or which side they belong to)",
              "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
                     "positive values (an offset for them, or which side they belong to)"}
+    regions["large"].append(len(small_right) >= 3)
     for key in ("zero", "large", "neg", "pos"):
         if all(regions[key]):
             return Diagnosis("input_region", texts[key] + how)
@@ -267,7 +273,10 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
         got, exp = _array(case.got), _array(case.expected)
         if got is None or exp is None or got.shape == exp.shape:
             return None
-        if got.ndim == exp.ndim + 1 and got.shape[:exp.ndim] == exp.shape:
+        if got.ndim == 0 and exp.ndim >= 1 and exp.size > 1:
+            texts.add("your output is a single number where the reference has one value per entry: a sum, mean or "
+                      "maximum taken over every axis (or a scalar where a tensor belongs)")
+        elif got.ndim == exp.ndim + 1 and got.shape[:exp.ndim] == exp.shape:
             texts.add("your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
                       "over that axis is missing, or taken over another one")
         elif got.ndim == exp.ndim == 1:
