@@ -118,6 +118,15 @@ class Base(web.RequestHandler):
         self.finish(json.dumps({"error": message, "status": status_code}))
 
 
+class ApiLogin:
+    """The JSON endpoints answer 403 to an unknown caller, never a redirect to a login page."""
+
+    def get_login_url(self):
+        if self.request.path.startswith(self.base + "api/"):
+            raise web.HTTPError(403, "log in through JupyterHub, or send Authorization: token <token>")
+        return super().get_login_url()
+
+
 class Health:
     def get(self):
         self.write_json({"ready": self.engine.ready.is_set()})
@@ -128,12 +137,12 @@ class Home:
     def get(self):
         user = self.user_name()
         jobs = self.engine.journal.of_student(user)
-        xsrf = self.xsrf_token.decode() if self.settings.get("xsrf_cookies") else ""
+        xsrf = self.xsrf_token.decode() if self.settings["mode"] == "hub" else ""  # no cookies otherwise
         self.finish(pages.home(user, list(self.engine.assignments), jobs, self.base, xsrf, self.instructor(),
                                self.engine.limiter.describe()))
 
 
-class Submit:
+class Submit(ApiLogin):
     @web.authenticated
     async def post(self, ps: str):
         user = self.user_name()
@@ -153,7 +162,7 @@ class Submit:
 
 
 
-class Submissions:
+class Submissions(ApiLogin):
     @web.authenticated
     async def get(self, job_id: str | None = None):
         if job_id is None:
@@ -174,7 +183,7 @@ class Feedback:
         self.finish(feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result)))
 
 
-class Instructors:
+class Instructors(ApiLogin):
     def check(self):
         if not self.instructor():
             raise web.HTTPError(403, "instructors only")
@@ -212,7 +221,9 @@ def make_app(engine: Engine, *, mode: str, policy: Policy, prefix: str = "/", to
     return web.Application(
         routes, engine=engine, policy=policy, prefix=prefix, tokens=tokens or {},
         intake=ThreadPoolExecutor(4, thread_name_prefix="intake"),
-        cookie_secret=cookie_secret or os.urandom(32), xsrf_cookies=(mode == "hub"),
+        # in hub mode HubOAuth checks the XSRF token itself, for cookie-authenticated requests only
+        # (token-authenticated API calls need none): tornado's own check stays off
+        mode=mode, cookie_secret=cookie_secret or os.urandom(32), xsrf_cookies=False,
         login_url=prefix)  # replaced by the Hub's OAuth login in hub mode
 
 
