@@ -452,3 +452,44 @@ def test_a_length_relation_needs_the_entries_to_agree():
 def test_a_single_number_where_a_vector_is_expected():
     res = _vector_verdict(_vector_question(affine), lambda x: float(affine(x).sum()))
     assert res.diagnosis == "reduced_axis" and "single number" in res.feedback, res.feedback
+
+
+def test_a_transposed_causal_mask_is_named():
+    question, assignment = bare("ps3_rope", "rope_attention")
+
+    def triu(q, k, v, positions, base=10000.0):
+        qr, kr = _rope(q.double(), positions, base), _rope(k.double(), positions, base)
+        scores = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        allowed = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).triu()  # triu for tril
+        scores = scores.masked_fill(~allowed, float("-inf"))
+        return (torch.softmax(scores, -1) @ v.double()).to(q.dtype)
+    res = verdict(question, assignment, triu)
+    assert res.diagnosis == "mask_transposed", res.feedback
+
+
+def test_a_rotation_that_changes_lengths_or_angles():
+    question, assignment = bare("ps3_rope", "apply_rope")
+
+    def cos_only(x, positions, base=10000.0, convention="interleaved"):  # the rotated part forgotten
+        ang = _rope_angles(x, positions, base)
+        ang = ang.repeat_interleave(2, -1) if convention == "interleaved" else torch.cat([ang, ang], -1)
+        return x * ang.cos().to(x.dtype)
+
+    def double_angle(x, positions, base=10000.0, convention="interleaved"):  # turns twice as far
+        return _rope(x, 2 * torch.as_tensor(positions), base, convention)
+    lengths = verdict(question, assignment, cos_only)
+    assert lengths.diagnosis == "lengths" and "changes the lengths" in lengths.feedback, lengths.feedback
+    angles = verdict(question, assignment, double_angle)
+    assert angles.diagnosis == "lengths" and "other angles" in angles.feedback, angles.feedback
+
+
+def test_a_crash_of_one_kind_on_some_inputs_names_them():
+    question, assignment = bare("ps3_rope", "rope_attention")
+
+    def three_axes(q, k, v, positions, base=10000.0):
+        qr, kr = _rope(q.double(), positions, base), _rope(k.double(), positions, base)
+        scores = qr @ kr.transpose(-3, -1) / math.sqrt(q.shape[-1])  # -3 for -2
+        return torch.softmax(scores, -1) @ v.double()
+    res = verdict(question, assignment, three_axes)
+    assert res.status == "error" and res.diagnosis == "crash_trigger", res.feedback
+    assert "only when `q` has 2 axes" in res.feedback, res.feedback

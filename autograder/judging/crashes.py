@@ -142,19 +142,46 @@ def _features(question: Question, probes: list[Probe]) -> list[Feature]:
     return out
 
 
-def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> Diagnosis | None:
-    """Raises on some probes, returns on others: the one property of the arguments that tells them apart."""
-    raised = [p for p, item in zip(probes, items) if "error" in item]
-    returned = [p for p, item in zip(probes, items) if "value" in item]
-    if not raised or not returned:
-        return None
+def _separating(question: Question, probes: list[Probe], inside: list[Probe], outside: list[Probe]) -> str | None:
     for words, feature in _features(question, probes):
         try:
-            if all(feature(p) is True for p in raised) and all(feature(p) is False for p in returned):
-                return Diagnosis("crash_trigger", f"it raises only when {words}, and runs on every other input: "
-                                                  "look at what your code does differently in that case")
+            if all(feature(p) is True for p in inside) and all(feature(p) is False for p in outside):
+                return words
         except Exception:  # noqa: BLE001 - a property that cannot be read tells nothing
             continue
+    return None
+
+
+def _error_type(text: str) -> str:
+    return text.split(":", 1)[0].strip()
+
+
+def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> Diagnosis | None:
+    """Raises on some probes, returns on others: the one property of the arguments that tells them
+    apart. Or, when different inputs raise different exceptions: the property that tells the
+    probes raising the first one (the one shown) from all the others."""
+    raised = [p for p, item in zip(probes, items) if "error" in item]
+    returned = [p for p, item in zip(probes, items) if "value" in item]
+    if not raised:
+        return None
+    if returned:
+        words = _separating(question, probes, raised, returned)
+        if words is not None:
+            return Diagnosis("crash_trigger", f"it raises only when {words}, and runs on every other input: "
+                                              "look at what your code does differently in that case")
+    first = _error_type(next(item["error"] for item in items if "error" in item))
+    same = [p for p, item in zip(probes, items) if "error" in item and _error_type(item["error"]) == first]
+    others = [p for p in probes if all(p is not q for q in same)]
+    if others and len(same) < len(raised) + len(returned):
+        words = _separating(question, probes, same, others)
+        if words is not None:
+            shown = _one_message([item["error"] for p, item in zip(probes, items) if any(p is q for q in same)])
+            why = next((t for t in map(shown, (_matmul, _index, _dim, _module, _elementwise, _stack, _index_put,
+                                               _dtype, _none, _number, _reshape)) if t is not None), None)
+            return Diagnosis("crash_trigger", f"it raises this {first} only when {words} (other inputs fail "
+                                              "differently or run)" + (f"; {why}" if why else
+                                                                       ": look at what your code does differently "
+                                                                       "in that case"))
     return None
 
 

@@ -179,3 +179,32 @@ def find_sums_axis(ctx: Context) -> Diagnosis | None:
         found = min(mine)
     return Diagnosis("softmax_axis", f"your values sum to 1 along axis {found}, the reference's along another "
                                      "axis: normalise over the right axis")
+
+
+def find_lengths(ctx: Context) -> Diagnosis | None:
+    """The reference only turns each vector of an input (it keeps every row's length along the last
+    axis — a rotation, an orthogonal map): either the answer changes those lengths, or it keeps them
+    and turns by other angles."""
+    kept = []
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape != exp.shape or exp.ndim < 1 or exp.shape[-1] < 2:
+            return None
+        inputs = [np.asarray(a, dtype=np.float64) for a in case.probe.args
+                  if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.shape == exp.shape]
+        norm = lambda a: np.linalg.norm(a, axis=-1)  # noqa: E731
+        if not inputs or not any(np.allclose(norm(exp), norm(a), rtol=1e-4, atol=1e-5) for a in inputs):
+            return None
+        if not np.all(np.isfinite(got)):
+            return None
+        kept.append(bool(np.allclose(norm(got), norm(exp), rtol=1e-3, atol=1e-4)))
+    if all(kept):
+        return Diagnosis("lengths", "your output keeps the length of every vector (along the last axis) as the "
+                                    "reference's rotation does, but turns it by other angles: the angles — the "
+                                    "frequencies, the positions, which coordinates are paired — are off")
+    if not any(kept):
+        return Diagnosis("lengths", "the reference only turns each vector (along the last axis) — a rotation keeps "
+                                    "its length — but yours changes the lengths: check that both parts of the "
+                                    "rotation are there, that cos and sin are not swapped, and that each "
+                                    "coordinate is combined with the partner it is paired with, at the same angle")
+    return None

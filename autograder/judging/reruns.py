@@ -65,6 +65,10 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
         if with_override(lambda c: Override(masked_fill="invert")):
             return Diagnosis("mask_inverted", "your mask is inverted: your output is the reference's with the "
                                               "allowed and the blocked positions swapped")
+        if with_override(lambda c: Override(masked_fill="transpose")):
+            return Diagnosis("mask_transposed", "your mask is the transpose of the right one: each query sees the "
+                                                "keys from its own position on instead of those up to it (rows "
+                                                "are queries, columns keys)")
     if "layer_norm" in used:
         for axes in (2, 3):
             if with_override(lambda c, n=axes: Override(norm_axes=n)):

@@ -28,7 +28,7 @@ class Override:
     scale: float = 1.0
     softmax_dim: int | None = None
     norm_axes: int | None = None
-    masked_fill: str | None = None  # "skip": the mask is not applied; "invert": applied with ~mask
+    masked_fill: str | None = None  # "skip": not applied; "invert": applied with ~mask; "transpose"
 
 
 def _active() -> Override | None:
@@ -60,6 +60,8 @@ def _install() -> None:
                 return original(x, mask, value)
             if ov.masked_fill == "skip":
                 return x.clone()
+            if ov.masked_fill == "transpose" and mask.dim() >= 2:
+                return original(x, mask.transpose(-2, -1), value)
             return original(x, ~mask, value)
 
         def tensor_masked_fill(self, mask, value):
