@@ -493,3 +493,31 @@ def test_a_crash_of_one_kind_on_some_inputs_names_them():
     res = verdict(question, assignment, three_axes)
     assert res.status == "error" and res.diagnosis == "crash_trigger", res.feedback
     assert "only when `q` has 2 axes" in res.feedback, res.feedback
+
+
+def _torch_vector_question(reference):
+    return dataclasses.replace(_vector_question(reference), args_as="torch")
+
+
+def test_more_exception_kinds():
+    def cumulative(x):
+        return torch.cumsum(x, dim=0)
+    call = _vector_verdict(_torch_vector_question(cumulative), lambda x: torch.cumsum(x))  # dim forgotten
+    assert call.status == "error" and call.diagnosis == "crash_call", call.feedback
+
+    def pairs(x):
+        return x.reshape(-1, 2).sum(-1)
+    reshape = _vector_verdict(_torch_vector_question(pairs), lambda x: x.reshape(3, 2).sum(-1))  # a fixed size
+    assert reshape.status == "error" and reshape.diagnosis in ("crash_reshape", "crash_trigger"), reshape.feedback
+    assert "reshape" in reshape.feedback, reshape.feedback
+
+    def clamped(x):
+        return x.clamp(min=0.0)
+
+    def on_a_number(x):
+        total = 0
+        for value in x.tolist():
+            total += value
+        return total.clamp(min=0.0) + 0 * x  # a Python float, not a tensor
+    number = _vector_verdict(_torch_vector_question(clamped), on_a_number)
+    assert number.status == "error" and number.diagnosis == "crash_number", number.feedback

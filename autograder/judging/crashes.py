@@ -177,7 +177,7 @@ def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> 
         if words is not None:
             shown = _one_message([item["error"] for p, item in zip(probes, items) if any(p is q for q in same)])
             why = next((t for t in map(shown, (_matmul, _index, _dim, _module, _elementwise, _stack, _index_put,
-                                               _dtype, _none, _number, _reshape)) if t is not None), None)
+                                               _dtype, _none, _number, _reshape, _calls)) if t is not None), None)
             return Diagnosis("crash_trigger", f"it raises this {first} only when {words} (other inputs fail "
                                               "differently or run)" + (f"; {why}" if why else
                                                                        ": look at what your code does differently "
@@ -258,8 +258,28 @@ def _index(e: str) -> str | None:
     if m and int(m.group(1)) < -int(m.group(3)):
         return ("an index is negative, beyond the start of an axis: a quantity that must be ≥ 0 there (clamped, "
                 "or offset) is not")
-    if "tensors used as indices must be long, int, byte or bool" in e:
+    if "tensors used as indices must be long, int, byte or bool" in e or "are valid indices" in e:
         return "you index with a float tensor: indices must be integers (use // for integer division, or .long())"
+    return None
+
+
+def _calls(e: str) -> str | None:
+    if re.search(r"missing \d+ required positional arguments?", e):
+        return "a function is called without one of its required arguments (the message names it)"
+    if "selected index k out of range" in e:
+        return "`topk` asks for more entries than the axis has: k is larger than the number of entries"
+    if "step must be nonzero" in e or "inconsistent with step sign" in e:
+        return "a range's step is zero or goes the wrong way for its start and end"
+    if "only one element tensors can be converted to Python scalars" in e:
+        return "`.item()`, `int()` or `float()` is applied to a tensor with more than one entry"
+    if "probability tensor contains either `inf`, `nan` or element < 0" in e:
+        return ("the probabilities handed to the sampler contain NaN, inf or negative entries: they are not a "
+                "distribution (logits where probabilities belong, or a division by zero)")
+    if "doesn't match the broadcast shape" in e:
+        return ("an in-place operation (+=, *=, …) would give a result larger than the tensor it writes into: one "
+                "operand has the wrong shape")
+    if "Expected weight to be of same shape as normalized_shape" in e:
+        return "LayerNorm's normalized shape does not match its weight: normalise over the features (the last axis)"
     return None
 
 
@@ -297,7 +317,7 @@ def _module(e: str) -> str | None:
     if e.startswith("TypeError") and "'module' object is not callable" in e:
         return ("a module is called as if it were a function: call the function inside it (for instance "
                 "`torch.nn.functional.softmax(...)`, not `torch.nn.functional(...)`)")
-    if e.startswith("TypeError") and ("'module'" in e or "not module" in e):
+    if e.startswith("TypeError") and ("'module'" in e or "not module" in e or "module object" in e):
         return "a module is used where a number or a tensor belongs: a function call (its name and parentheses) is missing"
     return None
 
@@ -315,7 +335,8 @@ def find_message(errors: list[str], everywhere: bool = True) -> Diagnosis | None
     each = _one_message(errors)
     rules = [("crash_matmul", _matmul), ("crash_index", _index), ("crash_axes", _dim), ("crash_module", _module),
              ("crash_broadcast", _elementwise), ("crash_stack", _stack), ("crash_index_put", _index_put),
-             ("crash_dtype", _dtype), ("crash_none", _none), ("crash_number", _number), ("crash_reshape", _reshape)]
+             ("crash_dtype", _dtype), ("crash_none", _none), ("crash_number", _number), ("crash_reshape", _reshape),
+             ("crash_call", _calls)]
     for kind, rule in rules + ([("crash_assert", _assertion)] if everywhere else []):
         text = each(rule)
         if text is not None:
