@@ -136,8 +136,9 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
     from autograder.release import released_notebook
 
     shutil.copytree(released_notebook(ps1).parent, outbound)
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     service = Service(tmp_path / "state", tokens, "--rate", "2/h", "--instructors", "prof", "--exchange",
-                      str(exchange), "--course-id", course, "--exchange-poll", "0.2").start()
+                      str(exchange), "--course-id", course, "--exchange-poll", "0.2", "--db", db).start()
     try:
         good, wrong = notebook_bytes(ps1), notebook_bytes(ps1, {"sdpa_impl": "def scaled_dot_product_attention("
                                                                 "q, k, v, mask=None):\n    return v\n"})
@@ -193,6 +194,12 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
     finally:
         assert service.stop() == 0, service.log()[-3000:]
     assert "stopping" in service.log()
+    # --db: the latest result of each student in nbgrader's gradebook, as `grade --db` writes it
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db, course) as gb:
+        scores = {s.student.id: s.score for s in gb.assignment_submissions(ps1.name)}
+    assert scores["amy"] == scores["cat"] == ps1.max_score and scores["ben"] < ps1.max_score
 
 
 def test_kill_mid_queue_restart_loses_nothing_grades_nothing_twice(tmp_path, ps1, tokens):
