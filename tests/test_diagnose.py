@@ -521,3 +521,12 @@ def test_more_exception_kinds():
         return total.clamp(min=0.0) + 0 * x  # a Python float, not a tensor
     number = _vector_verdict(_torch_vector_question(clamped), on_a_number)
     assert number.status == "error" and number.diagnosis == "crash_number", number.feedback
+
+
+def test_values_raised_to_a_constant_power():
+    """ALiBi slopes with the 8 of 2^(−8h/n) forgotten: the same geometric shape, a wrong scale."""
+    from solutions.positional import alibi_slopes
+
+    question, assignment = bare("ps4_alibi", "alibi_slopes")
+    res = verdict(question, assignment, lambda n: alibi_slopes(n) ** (1 / 8))
+    assert res.diagnosis == "power" and "raised to" in res.feedback, res.feedback

@@ -208,3 +208,32 @@ def find_lengths(ctx: Context) -> Diagnosis | None:
                                     "rotation are there, that cos and sin are not swapped, and that each "
                                     "coordinate is combined with the partner it is paired with, at the same angle")
     return None
+
+
+def find_power(ctx: Context) -> Diagnosis | None:
+    """Positive values that are the reference's raised to one constant power (2^(−16h/n) for
+    2^(−8h/n), 3^x for 2^x): the base or the exponent's scale is off, the shape of the sequence is
+    right."""
+    if _scalar_value(ctx):
+        return None
+    powers = []
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape != exp.shape or exp.size < 2:
+            return None
+        if np.any(exp <= 0) or np.any(got <= 0) or not np.all(np.isfinite(got)) or np.allclose(exp, 1.0):
+            return None
+        le, lg = np.log(exp), np.log(got)
+        c = float((lg * le).sum() / (le * le).sum())
+        if not math.isfinite(c) or abs(c - 1.0) < 1e-3 or abs(c) < 1e-6 or not ctx.fits(case.got, exp ** c,
+                                                                                           case.expected):
+            return None
+        powers.append(c)
+    name = _named_constant(ctx, powers)
+    if name is not None:
+        return Diagnosis("power", f"your values are the reference's raised to the power {name}: the base or the "
+                                  "scale of the exponent is off (the sequence's shape is right)")
+    if all(math.isclose(c, powers[0], rel_tol=1e-3) for c in powers):
+        return Diagnosis("power", f"your values are the reference's raised to one constant power (≈ {powers[0]:.3g}): "
+                                  "the base or the scale of the exponent is off (the sequence's shape is right)")
+    return None
