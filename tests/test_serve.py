@@ -123,6 +123,27 @@ def wait_until(predicate, timeout: float, what: str):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def test_a_burst_does_not_starve_another_student(tmp_path, ps1):
+    """The engine with one warm worker: a student's burst of six, then one from another student,
+    whose feedback comes after at most two of the burst's (round-robin), not after all six."""
+    from autograder.serve.engine import Engine
+
+    engine = Engine([ps1], tmp_path, workers=1, rate=(0, 3600.0))
+    engine.start()
+    try:
+        assert engine.ready.wait(300), "the worker did not warm up"
+        slow = notebook_bytes(ps1, slow_s=0.3)
+        burst = [engine.submit("burst", "ps1", slow).id for _ in range(6)]
+        amy = engine.submit("amy", "ps1", notebook_bytes(ps1)).id
+        wait_until(lambda: all(engine.journal.get(i).state == "done" for i in [*burst, amy]), 240,
+                   "every submission graded")
+        order = sorted([*burst, amy], key=lambda i: engine.journal.get(i).finished)
+        assert order.index(amy) <= 2, order
+        assert order[:order.index(amy)] + order[order.index(amy) + 1:] == burst  # a student's own, in order
+    finally:
+        engine.stop()
+
+
 @pytest.fixture
 def tokens():
     return {u: secrets.token_hex(16) for u in ("amy", "ben", "cat", "prof")}
