@@ -136,7 +136,10 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
             if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
                 continue  # not killed (survivor or equivalent): the mutation analysis reports it
             first = students[0]
-            audit.add(q, mutant.name, judge(q, probes[first], outcomes[first]))
+            verdict = judge(q, probes[first], outcomes[first])
+            if verdict.status == "passed":  # judged with the real reference it is right: the mutation
+                continue                    # changed what the reference computes, not the answer
+            audit.add(q, mutant.name, verdict)
     return True
 
 

@@ -530,3 +530,18 @@ def test_values_raised_to_a_constant_power():
     question, assignment = bare("ps4_alibi", "alibi_slopes")
     res = verdict(question, assignment, lambda n: alibi_slopes(n) ** (1 / 8))
     assert res.diagnosis == "power" and "raised to" in res.feedback, res.feedback
+
+
+def test_a_sequence_that_stops_too_late_or_too_early():
+    def until_end(tokens):  # up to and including the end token 0
+        tokens = [int(t) for t in tokens]
+        return tokens[: tokens.index(0) + 1]
+
+    def probes(rng):
+        return [Probe((np.array([3, 5, 0, 4, 2]),), "end token in the middle"),
+                Probe((np.array([7, 1, 2, 0, 6, 6, 1]),), "end token later")]
+    question = Question(grade_id="vec", answer="vec", points=1, reference=until_end, probes=probes, args_as="numpy")
+    late = _vector_verdict(question, lambda tokens: [int(t) for t in tokens])  # the end token ignored
+    assert late.diagnosis == "stops" and "goes on" in late.feedback, late.feedback
+    early = _vector_verdict(question, lambda tokens: until_end(tokens)[:-1])  # stops before the end token
+    assert early.diagnosis == "stops" and "too early" in early.feedback, early.feedback

@@ -18,7 +18,7 @@ from typing import Any
 from autograder.judging.compare import AllClose, Exact, Formula
 from autograder.judging.diagnosis_base import Case, Context, Diagnosis
 from autograder.judging.locations import (
-    find_agreeing_prefix, find_diagonal, find_edge, find_input_region, find_masked_rows, find_nan, find_other_axis, find_shape,
+    find_agreeing_prefix, find_diagonal, find_edge, find_input_region, find_masked_rows, find_nan, find_other_axis, find_shape, find_stops,
     find_stripes, which_inputs)
 from autograder.judging.relations import (
     find_axes, find_factor, find_lengths, find_power, find_precision, find_reversed_or_permuted, find_shift, find_sign, find_sums_axis,
@@ -31,7 +31,8 @@ __all__ = ["Diagnosis", "diagnose"]
 # in order: exact relations first, then the reference re-run, then where the errors are
 FINDERS = (find_zeros, find_sign, find_factor, find_power, find_axes, find_shift, find_reversed_or_permuted, find_sums_axis,
            find_mask, find_argument, find_primitive_variants, find_precision, find_masked_rows, find_edge,
-           find_input_region, find_stripes, find_diagonal, find_agreeing_prefix, find_lengths, find_shape, find_other_axis, find_nan)
+           find_input_region, find_stripes, find_diagonal, find_agreeing_prefix, find_lengths, find_stops, find_shape, find_other_axis,
+           find_nan)
 
 
 def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diagnosis | None:

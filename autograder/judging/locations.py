@@ -295,3 +295,24 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
         else:
             return None
     return Diagnosis("reduced_axis", texts.pop()) if len(texts) == 1 else None
+
+
+def find_stops(ctx: Context) -> Diagnosis | None:
+    """A sequence that is a proper prefix of the reference's on every failing probe (it stops too
+    early), or that starts with the reference's whole sequence and goes on (it stops too late)."""
+    kinds = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.ndim != 1 or exp.ndim != 1 or len(got) == len(exp):
+            return None
+        short, long_ = (got, exp) if len(got) < len(exp) else (exp, got)
+        if len(short) == 0 or not np.array_equal(short, long_[:len(short)]):
+            return None
+        kinds.add("early" if len(got) < len(exp) else "late")
+    if kinds == {"early"}:
+        return Diagnosis("stops", "your sequence stops too early: as far as it goes it agrees with the reference — "
+                                  "check the stopping condition (the end token, the length budget)")
+    if kinds == {"late"}:
+        return Diagnosis("stops", "your sequence goes on where the reference's stops (up to there they agree): "
+                                  "check the stopping condition (the end token, the length budget)")
+    return None
