@@ -95,8 +95,8 @@ def _features(question: Question, probes: list[Probe]) -> list[Feature]:
     for i, name in arrays:
         ndims = sorted({a.ndim for a in (arr(p, i, name) for p in probes) if a is not None})
         for nd in ndims:
-            word = {1: "a vector (1 axis)", 2: "2 axes (no batch dimension)"}.get(nd, f"{nd} axes")
-            out.append((f"`{name}` has {word}", lambda p, i=i, n=name, nd=nd:
+            word = {1: "is a vector (1 axis)", 2: "has 2 axes (no batch dimension)"}.get(nd, f"has {nd} axes")
+            out.append((f"`{name}` {word}", lambda p, i=i, n=name, nd=nd:
                         None if arr(p, i, n) is None else arr(p, i, n).ndim == nd))
         if len(ndims) > 1:
             out.append((f"`{name}` has batch dimensions (more than {ndims[0]} axes)", lambda p, i=i, n=name, k=ndims[0]:
