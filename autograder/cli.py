@@ -10,25 +10,31 @@ import sys
 from pathlib import Path
 
 
-def _assignments(names: list[str]):
-    from autograder.spec import list_assignments, load_assignment
-
-    return [load_assignment(n) for n in (names or list_assignments())]
-
-
 def cmd_release(args) -> int:
-    from autograder.release import release
+    from autograder.release import course_release_dir, release
+    from autograder.spec import load_assignments
 
     stale = []
-    for assignment in _assignments(args.problem_sets):
+    release_dir = course_release_dir()
+    for assignment in load_assignments(args.problem_sets):
         fresh = release(assignment, check=args.check)
         state = "up to date" if fresh else ("STALE" if args.check else "written")
-        print(f"release/{assignment.name}: {state}")
+        print(f"{release_dir / assignment.name}: {state}")
         if not fresh:
             stale.append(assignment.name)
     if args.check and stale:
         print("release/ is stale: run `autograder release` and commit the result", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_init(args) -> int:
+    from autograder.course import init_course
+
+    course = init_course(Path(args.directory), args.course_id, with_problem_sets=not args.empty)
+    names = sorted(p.name for p in course.source.iterdir())
+    print(f"course {course.root}: {len(names)} problem sets in source/ ({', '.join(names) or 'none'})")
+    print(f"next: cd {course.root} && autograder release && autograder selftest")
     return 0
 
 
@@ -98,8 +104,20 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
+    course = argparse.ArgumentParser(add_help=False)
+    course.add_argument("--course", metavar="DIR", default=argparse.SUPPRESS,
+                        help="the course directory (default: $AUTOGRADER_COURSE, else autograder.toml "
+                             "in the working directory or above)")
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0], parents=[course])
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_parser = sub.add_parser
+    sub.add_parser = lambda *a, **k: _add_parser(*a, parents=[course, *k.pop("parents", [])], **k)
+
+    p = sub.add_parser("init", help="start a course directory with the shipped problem sets")
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("--course-id", metavar="ID", help="nbgrader course id (default: the directory's name)")
+    p.add_argument("--empty", action="store_true", help="no problem sets in source/")
+    p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("release", help="source notebooks -> release/ through nbgrader")
     p.add_argument("problem_sets", nargs="*", metavar="PS", help="e.g. ps1 (default: all)")
@@ -151,8 +169,15 @@ def _extra_commands():
 
 
 def main(argv: list[str] | None = None) -> int:
+    from autograder.course import CourseNotFound, use_course
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    use_course(getattr(args, "course", None))
+    try:
+        return int(args.func(args) or 0)
+    except CourseNotFound as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

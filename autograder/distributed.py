@@ -12,7 +12,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from autograder.grade import Submission, grade_one
+from autograder.submission import Submission, grade_one
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import load_assignment
 

@@ -71,14 +71,18 @@ exec "$PYTHON" -m autograder.gradescope {ps} \\
 # ---------------------------------------------------------------- the zip
 
 def kit_files(assignment: Assignment) -> list[tuple[Path, str]]:
-    """(file on disk, name in the zip): the package, references, and this problem set only."""
-    roots = [REPO_ROOT / "autograder", REPO_ROOT / "solutions", assignment.source_dir,
-             REPO_ROOT / "release" / assignment.name]
-    files = [REPO_ROOT / n for n in ("pyproject.toml", "README.md", "dev")]
-    for root in roots:
-        files += [p for p in root.rglob("*") if p.is_file() and not SKIP_PARTS & set(p.parts)
-                  and p.suffix not in (".pyc", ".pyo")]
-    return sorted((p, "kit/" + p.relative_to(REPO_ROOT).as_posix()) for p in files)
+    """(file on disk, name in the zip): the kit's package and references, and this problem set's
+    source and release laid out as a course of one problem set (kit/ is that course)."""
+    from autograder.release import released_notebook
+
+    trees = [(REPO_ROOT / "autograder", "kit/autograder"), (REPO_ROOT / "solutions", "kit/solutions"),
+             (assignment.source_dir, f"kit/source/{assignment.name}"),
+             (released_notebook(assignment).parent, f"kit/release/{assignment.name}")]
+    files = [(REPO_ROOT / n, f"kit/{n}") for n in ("pyproject.toml", "README.md", "dev") if (REPO_ROOT / n).is_file()]
+    for root, name in trees:
+        files += [(p, f"{name}/{p.relative_to(root).as_posix()}") for p in root.rglob("*")
+                  if p.is_file() and not SKIP_PARTS & set(p.parts) and p.suffix not in (".pyc", ".pyo")]
+    return sorted(files, key=lambda item: item[1])
 
 
 def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
@@ -97,6 +101,8 @@ def build_zip(assignment: Assignment, path: Path) -> list[str]:
         _add(zf, "setup.sh", SETUP_SH.format(ps=short).encode(), executable=True)
         _add(zf, "run_autograder", RUN_AUTOGRADER.format(ps=short).encode(), executable=True)
         names += ["setup.sh", "run_autograder"]
+        _add(zf, "kit/autograder.toml", b"# the course of this autograder zip: source/ and release/ beside it\n")
+        names.append("kit/autograder.toml")
         for source, name in kit_files(assignment):
             _add(zf, name, source.read_bytes(), executable=os.access(source, os.X_OK))
             names.append(name)

@@ -245,7 +245,7 @@ def _spaced(items: list, limit: int) -> list:
 
 
 def _roots(assignment: Assignment) -> tuple[Path, ...]:
-    return (REPO_ROOT / "solutions", assignment.source_dir.resolve())
+    return (REPO_ROOT / "solutions",) + ((assignment.source_dir.resolve(),) if assignment.root else ())
 
 
 def question_mutants(q: Question, assignment: Assignment, extra: dict | None = None) -> list[Mutant]:
@@ -271,7 +271,9 @@ def analyse_question(q: Question, assignment: Assignment, *, seeds: int = SAMPLE
 
 
 def spec_module(assignment: Assignment):
-    return sys.modules.get(f"_assignment_{assignment.name}")
+    from autograder.spec import problem_set_module
+
+    return problem_set_module(assignment)
 
 
 def function_questions(assignment: Assignment) -> list[Question]:

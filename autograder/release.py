@@ -21,6 +21,7 @@ import io
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from typing import Callable
 import nbformat
 
 from autograder.judging.compare import Formula
-from autograder.spec import RELEASE_DIR, Assignment
+from autograder.spec import Assignment
 from autograder.visible import HELPER_MODULE, array_literal, document_values, visible_check_source  # noqa: F401
 
 PLACEHOLDER = "# autograder: visible checks for "
@@ -166,8 +167,27 @@ def check_formula_symbols(ctx: ReleaseContext) -> None:
                            + "\n  ".join(problems))
 
 
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\t")
+
+
+def check_markdown_text(ctx: ReleaseContext) -> None:
+    """Markdown holds no control character: a TAB where ``\\to`` or ``\\times`` was meant is a
+    ``\\t`` escape that a string turned into a tab (the cell renders "d o d_ff", not d → d_ff)."""
+    problems = []
+    for number, cell in enumerate(nbformat.read(ctx.notebook, as_version=4).cells, 1):
+        if cell.cell_type != "markdown":
+            continue
+        for match in CONTROL_CHARACTERS.finditer(cell.source):
+            around = cell.source[max(0, match.start() - 12):match.end() + 12]
+            problems.append(f"markdown cell {number}: {match.group()!r} in {around!r}")
+    if problems:
+        raise RuntimeError(f"{ctx.assignment.name}: control characters in the notebook's markdown "
+                           f"(write \\t as a backslash and a t):\n  " + "\n  ".join(problems[:20]))
+
+
 STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("copy_source", copy_source),
+    ("check_markdown_text", check_markdown_text),
     ("check_formula_symbols", check_formula_symbols),
     ("add_formula_helper", add_formula_helper),
     ("fill_visible_checks", fill_visible_checks),
@@ -191,8 +211,16 @@ def _same_tree(a: Path, b: Path) -> bool:
     return files_a == files_b and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files_a)
 
 
-def release(assignment: Assignment, *, check: bool = False, release_dir: Path = RELEASE_DIR) -> bool:
-    """Write release/<name>/ (or, with check, report whether it is up to date). True = up to date."""
+def course_release_dir() -> Path:
+    from autograder.course import find_course
+
+    return find_course().release
+
+
+def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None) -> bool:
+    """Write the course's release/<name>/ (or, with check, report whether it is up to date).
+    True = up to date."""
+    release_dir = release_dir or course_release_dir()
     with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
         built = build_release(assignment, Path(tmp))
         target = release_dir / assignment.name
@@ -204,8 +232,8 @@ def release(assignment: Assignment, *, check: bool = False, release_dir: Path = 
         return False
 
 
-def released_notebook(assignment: Assignment, release_dir: Path = RELEASE_DIR) -> Path:
-    return release_dir / assignment.name / assignment.notebook
+def released_notebook(assignment: Assignment, release_dir: Path | None = None) -> Path:
+    return (release_dir or course_release_dir()) / assignment.name / assignment.notebook
 
 
 def release_summary(assignment: Assignment) -> str:

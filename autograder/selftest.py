@@ -18,34 +18,11 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from autograder.in_process import SELFTEST_STUDENTS, as_handed_in, known_wrong_outcome  # noqa: F401
+
 if TYPE_CHECKING:  # the grading modules are imported when a self-test runs, not for `--help`
     from autograder.runner import Outcome
     from autograder.spec import Assignment, Probe, Question
-
-SELFTEST_STUDENTS = ("selftest-a", "selftest-b", "selftest-c")
-
-
-def as_handed_in(value):
-    """What a student's answer looks like after the wire: formulas arrive as strings."""
-    from autograder.spec import to_plain
-
-    value = to_plain(value)
-    return str(value) if hasattr(value, "free_symbols") else value
-
-
-def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
-    """What the sandbox would report for a student who wrote ``wrong``: values, or the error
-    it raised on a probe (as the harness describes it: "Type: message")."""
-    from autograder.runner import Outcome
-    from autograder.spec import as_args
-
-    results = []
-    for p in probes:
-        try:
-            results.append({"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))})
-        except Exception as exc:  # noqa: BLE001
-            results.append({"error": f"{type(exc).__name__}: {exc}"})
-    return Outcome("returned", results)
 
 
 def check_misconceptions(assignment: Assignment) -> list[str]:
@@ -125,10 +102,10 @@ def selftest(assignment: Assignment, sandbox=None) -> list[str]:
 
 def cmd_selftest(args) -> int:
     from autograder import feedback_audit
-    from autograder.cli import _assignments
+    from autograder.spec import load_assignments
 
     failed, killed, non_equivalent, audits = False, 0, 0, []
-    for assignment in _assignments(args.problem_sets):
+    for assignment in load_assignments(args.problem_sets):
         report = run_selftest(assignment, sandboxed=not args.probes_only)
         print(f"  {feedback_audit.report(assignment, audits, report.mutation)}")  # issue 16
         for r in report.mutation:

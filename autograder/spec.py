@@ -16,6 +16,7 @@ The self-test (``autograder selftest``) proves each question rejects every known
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import sys
@@ -28,9 +29,7 @@ import numpy as np
 
 from autograder.judging.compare import Comparator, AllClose
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-ASSIGNMENTS_DIR = REPO_ROOT / "assignments"
-RELEASE_DIR = REPO_ROOT / "release"
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the kit (its solutions/ and autograder/)
 
 
 @dataclass(frozen=True)
@@ -71,15 +70,16 @@ class Misconception:
     wrong: Callable[..., Any]  # same signature as the reference; used to recognise and self-test
 
 
-_CONSTANT_EXPECTED: dict[int, Any] = {}
+_CONSTANT_EXPECTED: dict[Callable, Any] = {}
 
 
 @dataclass(frozen=True)
 class Question:
     grade_id: str  # the nbgrader grade cell that carries the points
     answer: str  # name the student defines (function or variable)
-    points: float
     reference: Callable[..., Any]
+    # from the grade cell's nbgrader metadata (load_assignment); a value stated here must agree
+    points: float | None = None
     probes: Callable[[np.random.Generator], Sequence[Probe]] | None = None  # for functions
     title: str = ""
     visible: Sequence[Probe] = ()
@@ -110,7 +110,7 @@ class Question:
 
     def expected(self, probe: Probe) -> Any:
         if not probe.args and not probe.kwargs:  # a fixed answer: compute it once per process
-            key = id(self)
+            key = self.reference
             if key not in _CONSTANT_EXPECTED:
                 _CONSTANT_EXPECTED[key] = to_plain(self.reference())
             return _CONSTANT_EXPECTED[key]
@@ -127,7 +127,7 @@ class Assignment:
     # None: the sandbox's own limit (Limits.cpu_s, 300 s). Raise it for questions that train.
     cpu_s: int | None = None
     extra_files: Sequence[str] = ()  # files released beside the notebook
-    root: Path = ASSIGNMENTS_DIR  # where the source folder lives (tests point it elsewhere)
+    root: Path | None = None  # the course's source folder; set by load_assignment (tests point it elsewhere)
     # student id -> dict of personal parameters. Must be self-contained (imports inside): its
     # source is copied into the released notebook, so student and grader compute the same.
     student_params: Callable[[str], dict] | None = None
@@ -137,6 +137,8 @@ class Assignment:
 
     @property
     def source_dir(self) -> Path:
+        if self.root is None:
+            raise ValueError(f"{self.name}: not loaded from a course (use spec.load_assignment)")
         return self.root / self.name
 
     @property
@@ -178,8 +180,26 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+def _source() -> Path:
+    from autograder.course import find_course
+
+    return find_course().source
+
+
 def list_assignments() -> list[str]:
-    return sorted(p.name for p in ASSIGNMENTS_DIR.iterdir() if (p / "questions.py").exists())
+    source = _source()
+    if not source.is_dir():
+        return []
+    return sorted(p.name for p in source.iterdir() if _spec_file(p) is not None)
+
+
+def _spec_file(folder: Path) -> Path | None:
+    """A problem set is a package (``__init__.py`` defines or imports ASSIGNMENT)."""
+    for candidate in ("__init__.py", "questions.py"):  # TRANSITION: questions.py until the move to source/
+        path = folder / candidate
+        if path.is_file():
+            return path
+    return None
 
 
 def resolve_name(name: str) -> str:
@@ -190,31 +210,106 @@ def resolve_name(name: str) -> str:
     matches = [n for n in names if n.split("_", 1)[0] == name]
     if len(matches) == 1:
         return matches[0]
-    raise SystemExit(f"unknown problem set {name!r}; known: {', '.join(names) or 'none'}")
+    raise SystemExit(f"unknown problem set {name!r} in {_source()}; known: {', '.join(names) or 'none'}")
 
 
 _LOAD_LOCK = threading.RLock()
 
 
-def load_assignment(name: str) -> Assignment:
-    """Import ``assignments/<name>/questions.py`` (trusted instructor code) and return ASSIGNMENT."""
-    name = resolve_name(name)
-    path = ASSIGNMENTS_DIR / name / "questions.py"
-    module_name = f"_assignment_{name}"
+def _package_name(folder: Path) -> str:
+    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:10]
+    return f"_problem_set_{folder.name}_{digest}"
+
+
+def import_problem_set(folder: Path):
+    """Import the problem-set package in ``folder`` (trusted instructor code) as a package of its
+    own: its modules import each other relatively (``from . import probes``), nothing is added
+    to sys.path, and two courses' problem sets of the same name never collide."""
+    module_name = _package_name(folder)
     with _LOAD_LOCK:  # grading threads (and Dask tasks) may ask at the same time
         if module_name not in sys.modules:
-            spec = importlib.util.spec_from_file_location(module_name, path)
+            init = _spec_file(folder)
+            if init is None:
+                raise SystemExit(f"{folder}: not a problem set (no __init__.py)")
+            spec = importlib.util.spec_from_file_location(module_name, init,
+                                                          submodule_search_locations=[str(folder)])
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
-            sys.path.insert(0, str(path.parent))  # a spec may import its siblings (unique names)
+            legacy = init.name == "questions.py"
+            if legacy:
+                sys.path.insert(0, str(folder))
             try:
                 spec.loader.exec_module(module)
             except BaseException:
-                del sys.modules[module_name]
+                for loaded in [m for m in sys.modules if m == module_name or m.startswith(module_name + ".")]:
+                    del sys.modules[loaded]
                 raise
             finally:
-                sys.path.remove(str(path.parent))
-    assignment = sys.modules[module_name].ASSIGNMENT
-    if assignment.name != name:
-        raise ValueError(f"{path}: ASSIGNMENT.name is {assignment.name!r}, expected {name!r}")
-    return assignment
+                if legacy:
+                    sys.path.remove(str(folder))
+    return sys.modules[module_name]
+
+
+def problem_set_module(assignment: Assignment):
+    """The package an assignment was loaded from (its DOCUMENT_VALUES, EXTRA_MUTANTS, …), or None
+    for an assignment built in code (tests)."""
+    if assignment.root is None or _spec_file(assignment.source_dir) is None:
+        return None
+    return import_problem_set(assignment.source_dir)
+
+
+def load_assignments(names: Sequence[str] = ()) -> list[Assignment]:
+    """The named problem sets of the current course, or all of them."""
+    return [load_assignment(n) for n in (names or list_assignments())]
+
+
+def load_assignment(name: str) -> Assignment:
+    """The problem set ``name`` of the current course (``autograder.course.find_course``)."""
+    name = resolve_name(name)
+    folder = _source() / name
+    with _LOAD_LOCK:
+        if folder not in _LOADED:
+            assignment = import_problem_set(folder).ASSIGNMENT
+            if assignment.name != name:
+                raise ValueError(f"{folder}: ASSIGNMENT.name is {assignment.name!r}, expected {name!r}")
+            _LOADED[folder] = with_notebook_points(dataclasses.replace(assignment, root=folder.parent))
+    return _LOADED[folder]
+
+
+_LOADED: dict[Path, Assignment] = {}
+
+
+class PointsMismatch(SystemExit):
+    pass
+
+
+def notebook_points(notebook_path: Path) -> dict[str, float]:
+    """grade_id -> points of every nbgrader grade cell in the source notebook."""
+    import json
+
+    cells = json.loads(notebook_path.read_text(encoding="utf-8")).get("cells", [])
+    points = {}
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and meta.get("grade_id"):
+            points[meta["grade_id"]] = float(meta.get("points", 0))
+    return points
+
+
+def with_notebook_points(assignment: Assignment) -> Assignment:
+    """Points have one source, the grade cell's metadata: every question takes its points from
+    there; a question that also states points must agree, and one without a grade cell fails."""
+    path = assignment.source_dir / assignment.notebook
+    cell_points = notebook_points(path)
+    questions, problems = [], []
+    for q in assignment.questions:
+        if q.grade_id not in cell_points:
+            problems.append(f"{q.grade_id}: no grade cell with this grade_id in {path.name}")
+        elif q.points is not None and float(q.points) != cell_points[q.grade_id]:
+            problems.append(f"{q.grade_id}: the spec says {q.points} points, the grade cell {cell_points[q.grade_id]}")
+        else:
+            q = dataclasses.replace(q, points=cell_points[q.grade_id])
+        questions.append(q)
+    if problems:
+        raise PointsMismatch(f"{assignment.name}: points disagree with the notebook:\n  " + "\n  ".join(problems))
+    return dataclasses.replace(assignment, questions=tuple(questions))

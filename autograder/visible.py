@@ -23,30 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from autograder.judging.compare import AllClose, Formula
+from autograder.judging.check_code import nested
+from autograder.judging.compare import FORMULA_HELPER_MODULE
 from autograder.spec import Assignment, FunctionSource, Question
 
-HELPER_MODULE = "formula_check"  # released beside the notebook; source: autograder/formula_grammar.py
+HELPER_MODULE = FORMULA_HELPER_MODULE
 MAGNITUDE_SAMPLE = [f"student-{i:03d}" for i in range(40)]
 
 
 # ---------------------------------------------------------------- literals
-
-def _number(x, digits: int = 7) -> str:
-    if isinstance(x, (bool, np.bool_)):
-        return "True" if x else "False"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    if not np.isfinite(x):  # masked scores: a literal the student's cell can run
-        return f"float('{float(x)}')"
-    return format(float(x), f".{digits}g")
-
-
-def nested(arr: np.ndarray, digits: int = 7) -> str:
-    if arr.ndim == 0:
-        return _number(arr.item(), digits)
-    return "[" + ", ".join(nested(a, digits) for a in arr) + "]"
-
 
 def array_literal(value, args_as: str) -> str:
     if isinstance(value, FunctionSource):
@@ -79,16 +64,7 @@ def _worked_examples(question: Question) -> list[str]:
         args = ", ".join([array_literal(a, question.args_as) for a in probe.args]
                          + [f"{k}={array_literal(v, question.args_as)}" for k, v in probe.kwargs.items()])
         lines.append(f"_got = {question.answer}({args})")
-        if isinstance(question.compare, AllClose):
-            lines.append("np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),")
-            lines.append(f"    {nested(np.asarray(expected, dtype=np.float64))},")
-            lines.append(f"    rtol={question.compare.rtol:g}, atol={question.compare.atol:g},"
-                         f" err_msg={probe.label!r})")
-        elif hasattr(expected, "shape"):  # an array compared exactly (indices, token ids)
-            lines.append(f"assert np.array_equal(np.asarray(_got), {nested(np.asarray(expected))}), "
-                         f"{probe.label!r}")
-        else:
-            lines.append(f"assert _got == {expected!r}, {probe.label!r}")
+        lines += question.compare.example_lines(expected, probe.label)
     return lines
 
 
@@ -99,12 +75,6 @@ def _not_a_stub(name: str) -> list[str]:
             "except (OSError, TypeError):",
             "    _source = ''",
             f"assert 'raise NotImplementedError' not in _source, '`{name}` is not implemented yet'"]
-
-
-def _formula_check(question: Question) -> list[str]:
-    symbols = tuple(question.compare.symbols)
-    return [f"from {HELPER_MODULE} import check_formula",
-            f"check_formula({question.answer}, {symbols!r})  # parses, and uses only these symbols"]
 
 
 def _document_value(question: Question, document: str) -> list[str]:
@@ -127,50 +97,6 @@ def _bounds(question: Question, assignment: Assignment) -> list[Any]:
     return [question.expected(_value_probe(question, assignment, s)) for s in MAGNITUDE_SAMPLE]
 
 
-def _structure(expr: str, value: Any, samples: list[Any] | None) -> list[str]:
-    """Assert lines for the type / keys / shape / integrality of ``expr`` (and, with samples of
-    the same value for other students, its order of magnitude)."""
-    def check(condition: str, message: str) -> str:
-        return f"assert {condition}, {f'{expr} {message}'!r}"
-
-    if isinstance(value, dict):
-        lines = [check(f"isinstance({expr}, dict)", "should be a dict"),
-                 check(f"sorted(map(str, {expr})) == {sorted(map(str, value))!r}",
-                       "should have the keys " + ", ".join(map(str, sorted(value))))]
-        for key in value:
-            lines += _structure(f"{expr}[{key!r}]", value[key], [s[key] for s in samples] if samples else None)
-        return lines
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                for v in value):
-        lines = [check(f"len({expr}) == {len(value)}", f"should have {len(value)} entries")]
-        if all(isinstance(v, int) for v in value):
-            lines.append(check(f"all(float(v) == int(v) for v in {expr})", "should hold whole numbers"))
-        return lines
-    if isinstance(value, np.ndarray):
-        return [check(f"np.asarray({expr}).shape == {tuple(value.shape)!r}", f"should have shape {tuple(value.shape)}"),
-                check(f"np.isfinite(np.asarray({expr}, dtype=np.float64)).all()", "should be finite")]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        lines = [check(f"isinstance({expr}, (int, float, np.integer, np.floating)) and not isinstance({expr}, bool)",
-                       "should be a number")]
-        if isinstance(value, int):
-            lines.append(check(f"float({expr}) == int({expr})", "should be a whole number"))
-        if samples:
-            lo, hi = min(samples) / 10, max(samples) * 10
-            lines.append(check(f"{lo:.6g} <= {expr} <= {hi:.6g}", "is off by an order of magnitude or more"))
-        return lines
-    if isinstance(value, str):
-        return [check(f"isinstance({expr}, str)", "should be a string")]
-    return []
-
-
-def _choice_lines(question: Question, expr: str) -> list[str]:
-    options = getattr(question.compare, "options", ())
-    if not options:
-        return []
-    message = f"{expr} should be one of " + ", ".join(options)
-    return [f"assert ' '.join({expr}.strip().lower().split()) in {tuple(options)!r}, {message!r}"]
-
-
 def visible_check_source(question: Question, assignment: Assignment | None = None,
                          documents: dict[str, str] | None = None) -> str:
     """The code of a released check cell."""
@@ -183,14 +109,12 @@ def visible_check_source(question: Question, assignment: Assignment | None = Non
     lines.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
     if question.call:
         lines += _not_a_stub(question.answer) + _worked_examples(question)
-    elif isinstance(question.compare, Formula):
-        lines += _formula_check(question)
     elif documents and question.grade_id in documents:
         lines += _document_value(question, documents[question.grade_id])
     else:
         value = question.expected(_value_probe(question, assignment))
         samples = _bounds(question, assignment) if (question.personal and assignment) else None
-        lines += _structure(question.answer, value, samples) + _choice_lines(question, question.answer)
+        lines += question.compare.value_lines(question.answer, value, samples)
     lines.append(f"print('visible checks passed for {question.answer}')")
     return "\n".join(lines)
 
@@ -198,7 +122,9 @@ def visible_check_source(question: Question, assignment: Assignment | None = Non
 # ---------------------------------------------------------------- what they catch
 
 def _spec_attr(assignment: Assignment, name: str) -> dict:
-    return getattr(sys.modules.get(f"_assignment_{assignment.name}"), name, {}) or {}
+    from autograder.spec import problem_set_module
+
+    return getattr(problem_set_module(assignment), name, {}) or {}
 
 
 def document_values(assignment: Assignment) -> dict[str, str]:
@@ -206,10 +132,10 @@ def document_values(assignment: Assignment) -> dict[str, str]:
 
 
 def _rejects(source: str, question: Question, answer: Any, assignment: Assignment) -> bool:
-    from autograder import formula_grammar
-    from autograder.selftest import as_handed_in
-
     import torch
+
+    from autograder import formula_grammar
+    from autograder.in_process import as_handed_in
 
     if not question.call:
         answer = as_handed_in(answer)

@@ -169,7 +169,7 @@ def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
     assert r.returncode == 0, r.stderr
     names = zipfile.ZipFile(zip_path).namelist()
     assert {"setup.sh", "run_autograder", "kit/pyproject.toml", "kit/release/ps1_attention/ps1_attention.ipynb",
-            "kit/assignments/ps1_attention/questions.py"} <= set(names)
+            "kit/source/ps1_attention/questions.py"} <= set(names)
     assert not [n for n in names if "ps5_" in n or "__pycache__" in n or n.endswith(".pyc")]
 
     root = tmp_path / "autograder"  # Gradescope's layout: source/ (the zip), submission/, results/

@@ -133,10 +133,10 @@ def test_every_weak_tester_is_rejected_on_every_selftest_students_probes(ps5, gr
 def test_selftest_prints_a_score_per_question_and_mutants_killed_last(monkeypatch, capsys):
     import argparse
 
-    from autograder import cli, selftest
+    from autograder import selftest, spec
 
     strong = _question(lambda rng: [Probe((_x(rng, 3, 4), float(rng.uniform(3, 5)))), Probe((_x(rng, 5, 2),))])
-    monkeypatch.setattr(cli, "_assignments", lambda names: [_assignment(strong)])
+    monkeypatch.setattr(spec, "load_assignments", lambda names: [_assignment(strong)])
     code = selftest.cmd_selftest(argparse.Namespace(problem_sets=[], probes_only=True))
     lines = capsys.readouterr().out.strip().splitlines()
     assert any(line.strip().startswith("mutation q:") and "(100 %)" in line for line in lines), lines

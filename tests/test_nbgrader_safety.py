@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.spec import ASSIGNMENTS_DIR, REPO_ROOT
+from autograder.course import find_course
+from autograder.spec import REPO_ROOT
 
 BIN = Path(sys.executable).parent
 
@@ -22,7 +23,7 @@ def test_generate_assignment_refused_and_only_notebooks_published(tmp_path):
     kit, course, exchange = tmp_path / "kit", tmp_path / "course", tmp_path / "exchange"
     shutil.copytree(REPO_ROOT / "release" / "ps1_attention", kit / "release" / "ps1_attention")
     # what an instructor would naturally put in nbgrader's source/: the kit's problem-set folder
-    shutil.copytree(ASSIGNMENTS_DIR / "ps1_attention", course / "source" / "ps1_attention",
+    shutil.copytree(find_course().source / "ps1_attention", course / "source" / "ps1_attention",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO_ROOT / "examples" / "nbgrader_config.py", course / "nbgrader_config.py")
     env = {**os.environ, "COURSE_ROOT": str(course), "AUTOGRADER_KIT": str(kit), "NBGRADER_EXCHANGE": str(exchange),

@@ -43,7 +43,7 @@ def cohort(ps1, tmp_path_factory):
     threading.Thread(target=lambda: reached.append(listener.accept()), daemon=True).start()
 
     correct = solution_sources(ps1)["sdpa_impl"]
-    src = str(REPO_ROOT / "assignments" / ps1.name / ps1.notebook)
+    src = str(ps1.source_dir / ps1.notebook)
     cases = {
         "honest": correct,
         "patches_allclose": "torch.allclose = lambda *a, **k: True\nimport numpy\n"

@@ -7,7 +7,7 @@ import nbformat
 
 from autograder.release import build_release, release, released_notebook
 from autograder.samples import solution_sources
-from autograder.spec import RELEASE_DIR
+from autograder.release import course_release_dir
 
 
 def test_release_is_deterministic_and_committed(ps1, tmp_path):
@@ -25,7 +25,7 @@ def test_release_check_fails_when_a_solution_changes(ps1, tmp_path):
     assert "mask True = may attend" in cell.source
     cell.source = cell.source.replace("mask True = may attend", "mask True = attend")  # the stub's docstring
     nbformat.write(nb, path)
-    assert not release(replace(ps1, root=tmp_path), check=True, release_dir=RELEASE_DIR)
+    assert not release(replace(ps1, root=tmp_path), check=True, release_dir=course_release_dir())
 
 
 def test_released_notebook_has_no_solution_and_no_probe(ps1):

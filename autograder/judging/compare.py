@@ -6,11 +6,14 @@ Nothing here calls anything the student sent: no ``__eq__`` of a student object 
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from autograder.judging.check_code import nested, structure_lines
 
 
 @dataclass(frozen=True)
@@ -34,11 +37,23 @@ def _as_array(value: Any) -> np.ndarray | None:
 
 
 class Comparator:
+    """Decides a verdict (``__call__``) and writes the released notebook's check of the same thing:
+    ``example_lines`` checks ``_got`` from a worked example, ``value_lines`` an answer that is a
+    value (no expected value shown: its structure only, unless a subclass can say more)."""
+
     def __call__(self, got: Any, expected: Any) -> Check:  # pragma: no cover - interface
         raise NotImplementedError
 
     def matches(self, got: Any, expected: Any) -> bool:
         return self(got, expected).ok
+
+    def example_lines(self, expected: Any, label: str) -> list[str]:
+        if hasattr(expected, "shape"):  # an array compared exactly (indices, token ids)
+            return [f"assert np.array_equal(np.asarray(_got), {nested(np.asarray(expected))}), {label!r}"]
+        return [f"assert _got == {expected!r}, {label!r}"]
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        return structure_lines(expr, value, samples)
 
 
 @dataclass(frozen=True)
@@ -53,7 +68,12 @@ class AllClose(Comparator):
 
     def matches(self, got: Any, expected: Any) -> bool:
         """Recognising a known mistake is about values: its simulation's dtype may differ."""
-        return AllClose(self.atol, self.rtol)(got, expected).ok
+        return AllClose.__call__(dataclasses.replace(self, same_dtype=False), got, expected).ok
+
+    def example_lines(self, expected: Any, label: str) -> list[str]:
+        return ["np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),",
+                f"    {nested(np.asarray(expected, dtype=np.float64))},",
+                f"    rtol={self.rtol:g}, atol={self.atol:g}, err_msg={label!r})"]
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if self.same_dtype and isinstance(expected, np.ndarray):
@@ -149,6 +169,9 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+FORMULA_HELPER_MODULE = "formula_check"  # released beside the notebook; source: autograder/formula_grammar.py
+
+
 @dataclass(frozen=True)
 class Formula(Comparator):
     """A formula string, parsed by a restricted grammar (never eval) and compared with the
@@ -161,6 +184,12 @@ class Formula(Comparator):
         if not isinstance(got, str):
             return Check(False, f"expected a formula as a string such as '4*d**2 + 4*d', got {type_name(got)}")
         return _formula_check(got, expected, self.symbols, self.timeout_s)
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        """Parses with the grader's own grammar (shipped beside the notebook) and uses only the
+        symbols the question offers."""
+        return [f"from {FORMULA_HELPER_MODULE} import check_formula",
+                f"check_formula({expr}, {tuple(self.symbols)!r})  # parses, and uses only these symbols"]
 
 
 @functools.lru_cache(maxsize=4096)  # a cohort hands in the same few formulas many times
@@ -175,3 +204,61 @@ def _formula_check(text: str, expected, symbols: tuple[str, ...], timeout_s: flo
     except FormulaError as exc:
         return Check(False, str(exc))
     return Check(False, f"{text!r} is not equivalent to the expected formula")
+
+
+@dataclass(frozen=True)
+class IntegerArray(AllClose):
+    """Exact equality of integer arrays (indices, buckets, token ids). An AllClose with
+    atol = rtol = 0, so the released check can use np.testing.assert_allclose, which also
+    accepts tensors and lists; a float array holding whole numbers is accepted."""
+
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        exp = np.asarray(expected)
+        arr = _as_array(got)
+        if arr is None or arr.dtype.kind not in "iuf":
+            return Check(False, f"expected an array of integers of shape {list(exp.shape)}, got {type_name(got)}")
+        if arr.shape != exp.shape:
+            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+        off = arr != exp
+        if not off.any():
+            return Check(True)
+        first = tuple(int(t) for t in np.argwhere(off)[0])
+        return Check(False, f"{int(off.sum())} of {off.size} entries differ (the first at index {list(first)})")
+
+
+def normalised_choice(text: str) -> str:
+    """"B", " b ", "(B)" and "b." are one answer; so are "Last  Row" and "last row"."""
+    return " ".join(text.strip().strip("().").strip().lower().split())
+
+
+@dataclass(frozen=True)
+class Choice(Comparator):
+    """One of a fixed set of answers, as a string: case, surrounding spaces, parentheses and a
+    final full stop ignored. ``options``: the answers the question offers (a letter A-D, or
+    words); an answer outside them is told so, not just wrong."""
+
+    options: tuple[str, ...] = ()
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        offered = tuple(normalised_choice(o) for o in self.options)
+        if not isinstance(got, str):
+            return Check(False, f"expected one of the strings {', '.join(map(repr, self.options))}"
+                         if self.options else f"expected a string, got {type_name(got)}")
+        answer = normalised_choice(got)
+        if offered and answer not in offered:
+            return Check(False, f"{got[:40]!r} is not one of {', '.join(map(repr, self.options))}")
+        if answer == normalised_choice(str(expected)):
+            return Check(True)
+        return Check(False, f"{got[:40]!r} is not what happens")
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        lines = structure_lines(expr, value, samples)
+        if self.options:
+            offered = tuple(normalised_choice(o) for o in self.options)
+            message = f"{expr} should be one of " + ", ".join(self.options)
+            lines.append(f"assert ' '.join({expr}.strip().strip('().').strip().lower().split()) in {offered!r}, "
+                         f"{message!r}")
+        return lines

@@ -1,0 +1,121 @@
+"""Habits the code keeps: no import cycle inside the kit, comparators only in the engine, ruff clean."""
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.course import shipped_problem_sets
+from autograder.spec import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "autograder"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """module -> the kit's modules it imports, at module level or inside a function alike (a
+    function-level import that closes a cycle is a cycle deferred, not removed)."""
+    modules = {_module_name(p): p for p in package.rglob("*.py") if "problem_sets" not in p.parts}
+    graph = {}
+    for name, path in modules.items():
+        package_name = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package_name.split(".")[: len(package_name.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module
+                deps.add(target)
+                deps.update(f"{target}.{a.name}" for a in node.names)  # `from pkg import module`
+        graph[name] = {d for d in deps if d in modules and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
+
+    def visit(root):
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_the_kit():
+    found = cycles(import_graph())
+    assert not found, "import cycles in autograder/: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def _comparator_classes(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+            if bases & {"Comparator", "AllClose", "Exact", "Formula", "Choice", "IntegerArray"}:
+                names.append(f"{path.name}:{node.name}")
+    return names
+
+
+def test_comparators_live_in_the_engine_only():
+    """A problem set uses the engine's comparators; one that needs a new behaviour adds it there."""
+    copied = [name for p in shipped_problem_sets().rglob("*.py") for name in _comparator_classes(p)]
+    assert not copied, f"comparators defined in problem sets: {copied}"
+
+
+@pytest.mark.parametrize("command", [["check", "."], ["format", "--check", "."]])
+def test_ruff_is_clean(command):
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))  # the test extra pins it
+    assert ruff, "ruff is not installed in this environment (pip install -e '.[test]')"
+    r = subprocess.run([ruff, *command], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
