@@ -545,3 +545,27 @@ def test_a_sequence_that_stops_too_late_or_too_early():
     assert late.diagnosis == "stops" and "goes on" in late.feedback, late.feedback
     early = _vector_verdict(question, lambda tokens: until_end(tokens)[:-1])  # stops before the end token
     assert early.diagnosis == "stops" and "too early" in early.feedback, early.feedback
+
+
+def beam_dropping_finished(model, prompt, beam_width, max_new_tokens, eos_id):
+    """Beam search that forgets the hypotheses that ended with eos: it returns the best of the
+    unfinished beams only."""
+    beams, n = [(0.0, [int(t) for t in prompt])], len(prompt)
+    for _ in range(int(max_new_tokens)):
+        candidates = []
+        for total, tokens in beams:
+            log_p = torch.log_softmax(torch.as_tensor(model(tokens), dtype=torch.float32)[-1], -1).tolist()
+            candidates += [(total + lp, tokens + [token]) for token, lp in enumerate(log_p)]
+        candidates.sort(key=lambda c: -c[0])
+        beams = [c for c in candidates if c[1][-1] != eos_id or eos_id in c[1][n:-1]][:int(beam_width)]
+        if not beams:
+            break
+    return max(beams, key=lambda c: c[0])[1] if beams else [int(t) for t in prompt]
+
+
+def test_beam_search_dropping_finished_hypotheses_is_not_told_a_length_story():
+    question, assignment = bare("ps6_build", "beam_search")
+    res = verdict(question, assignment, beam_dropping_finished)
+    assert res.status == "failed", res.feedback
+    assert "twice as many" not in res.feedback and "half as many" not in res.feedback, res.feedback
+    assert res.diagnosis in (None, "which_inputs", "stops", "argument"), res.feedback
