@@ -142,8 +142,11 @@ def _features(question: Question, probes: list[Probe]) -> list[Feature]:
     return out
 
 
-def _separating(question: Question, probes: list[Probe], inside: list[Probe], outside: list[Probe]) -> str | None:
+def _separating(question: Question, probes: list[Probe], inside: list[Probe], outside: list[Probe],
+                skip: tuple[str, ...] = ()) -> str | None:
     for words, feature in _features(question, probes):
+        if any(s in words for s in skip):
+            continue
         try:
             if all(feature(p) is True for p in inside) and all(feature(p) is False for p in outside):
                 return words

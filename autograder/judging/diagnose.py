@@ -59,7 +59,28 @@ def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diag
         return found
     # No relation explains every wrong probe: none is claimed (one that fits only some of them —
     # a relative shift by |k| that looks like a transpose on one square probe — would mislead).
-    return which_inputs(question, probes, cases)
+    return wrong_when(question, probes, cases) or which_inputs(question, probes, cases)
+
+
+def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Diagnosis | None:
+    """Right on some probes, wrong on others, and one property of the arguments tells them apart
+    (the same properties as for a crash: an argument given or None, the number of axes, an option,
+    an odd size, …) — named, never the probes' values."""
+    from autograder.judging.crashes import _separating
+
+    if not question.call:
+        return None
+    wrong_ids = {id(c.probe) for c in cases}
+    wrong = [p for p in probes if id(p) in wrong_ids]
+    right = [p for p in probes if id(p) not in wrong_ids]
+    if not wrong or not right:
+        return None
+    # a size's divisibility by 4 tells a crash's cause (a reshape into fours), hardly a wrong value's
+    words = _separating(question, probes, wrong, right, skip=("multiple of 4",))
+    if words is None:
+        return None
+    return Diagnosis("wrong_when", f"your answer is right on every input except when {words}: look at what your "
+                                   "code does in that case")
 
 
 def _first_finding(ctx: Context) -> Diagnosis | None:

@@ -305,6 +305,8 @@ def find_stops(ctx: Context) -> Diagnosis | None:
         got, exp = _array(case.got), _array(case.expected)
         if got is None or exp is None or got.ndim != 1 or exp.ndim != 1 or len(got) == len(exp):
             return None
+        if np.asarray(case.expected).dtype.kind not in "iu":  # sequences of tokens (integers) only
+            return None
         short, long_ = (got, exp) if len(got) < len(exp) else (exp, got)
         if len(short) == 0 or not np.array_equal(short, long_[:len(short)]):
             return None
