@@ -74,11 +74,28 @@ def hidden_function_names(assignment) -> set[str]:
     return hidden - visible
 
 
+def public_labels(assignment) -> dict[str, list[str]]:
+    """Per question, the probe labels feedback may show (``public_label``: no seed, no hidden name) —
+    by design, not a leak: "base = 100" in a label is the probe's own argument, not an answer."""
+    from autograder.judge import public_label
+
+    out = {}
+    for q in assignment.questions:
+        if q.call and q.probes is not None:
+            out[q.grade_id] = sorted({public_label(p, i) for s in SELFTEST_STUDENTS
+                                      for i, p in enumerate(q.probes_for(s, assignment))}, key=len, reverse=True)
+    return out
+
+
 def leaks(assignment, texts: list[tuple[str, str]]) -> list[str]:
     value_forms = {q.grade_id: expected_forms(q, assignment) for q in assignment.questions if not q.call}
     names = hidden_function_names(assignment)
+    labels = public_labels(assignment)
     found = []
     for gid, text in texts:
+        for label in labels.get(gid, ()):
+            if len(label) > 8:  # a short label ("probe 3") could hide a real leak in a longer text
+                text = text.replace(label, "‹label›")
         squashed = squash(text)
         for vid, forms in value_forms.items():
             for form in forms:
