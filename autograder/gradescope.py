@@ -79,9 +79,11 @@ def kit_files(assignment: Assignment) -> list[tuple[Path, str]]:
              (assignment.source_dir, f"kit/source/{assignment.name}"),
              (released_notebook(assignment).parent, f"kit/release/{assignment.name}")]
     files = [(REPO_ROOT / n, f"kit/{n}") for n in ("pyproject.toml", "README.md", "dev") if (REPO_ROOT / n).is_file()]
+    shipped = REPO_ROOT / "autograder" / "problem_sets"  # the kit's own problem sets: only this one goes in
     for root, name in trees:
         files += [(p, f"{name}/{p.relative_to(root).as_posix()}") for p in root.rglob("*")
-                  if p.is_file() and not SKIP_PARTS & set(p.parts) and p.suffix not in (".pyc", ".pyo")]
+                  if p.is_file() and not SKIP_PARTS & set(p.parts) and p.suffix not in (".pyc", ".pyo")
+                  and (root == assignment.source_dir or not p.is_relative_to(shipped))]
     return sorted(files, key=lambda item: item[1])
 
 

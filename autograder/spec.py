@@ -1,7 +1,7 @@
 """Question specs: one source of truth per autograded question.
 
-A problem set's ``questions.py`` (beside its source notebook in ``assignments/``) builds an
-:class:`Assignment` out of :class:`Question` objects. From one question come
+A problem set is a package in the course's ``source/<ps>/`` (``autograder.course``), beside its
+source notebook; its ``__init__.py`` gives an :class:`Assignment` made of :class:`Question` objects. From one question come
 
 * the visible checks written into the released notebook (expected values computed from the
   reference at release time, see ``autograder.release``),
@@ -195,11 +195,8 @@ def list_assignments() -> list[str]:
 
 def _spec_file(folder: Path) -> Path | None:
     """A problem set is a package (``__init__.py`` defines or imports ASSIGNMENT)."""
-    for candidate in ("__init__.py", "questions.py"):  # TRANSITION: questions.py until the move to source/
-        path = folder / candidate
-        if path.is_file():
-            return path
-    return None
+    path = folder / "__init__.py"
+    return path if path.is_file() else None
 
 
 def resolve_name(name: str) -> str:
@@ -235,18 +232,12 @@ def import_problem_set(folder: Path):
                                                           submodule_search_locations=[str(folder)])
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
-            legacy = init.name == "questions.py"
-            if legacy:
-                sys.path.insert(0, str(folder))
             try:
                 spec.loader.exec_module(module)
             except BaseException:
                 for loaded in [m for m in sys.modules if m == module_name or m.startswith(module_name + ".")]:
                     del sys.modules[loaded]
                 raise
-            finally:
-                if legacy:
-                    sys.path.remove(str(folder))
     return sys.modules[module_name]
 
 
@@ -284,7 +275,7 @@ class PointsMismatch(SystemExit):
 
 
 def notebook_points(notebook_path: Path) -> dict[str, float]:
-    """grade_id -> points of every nbgrader grade cell in the source notebook."""
+    """grade_id -> points of every nbgrader grade cell in the source notebook, in notebook order."""
     import json
 
     cells = json.loads(notebook_path.read_text(encoding="utf-8")).get("cells", [])
@@ -298,7 +289,8 @@ def notebook_points(notebook_path: Path) -> dict[str, float]:
 
 def with_notebook_points(assignment: Assignment) -> Assignment:
     """Points have one source, the grade cell's metadata: every question takes its points from
-    there; a question that also states points must agree, and one without a grade cell fails."""
+    there; a question that also states points must agree, and one without a grade cell fails.
+    The questions are put in the notebook's order (the modules that define them need not be)."""
     path = assignment.source_dir / assignment.notebook
     cell_points = notebook_points(path)
     questions, problems = [], []
@@ -310,6 +302,8 @@ def with_notebook_points(assignment: Assignment) -> Assignment:
         else:
             q = dataclasses.replace(q, points=cell_points[q.grade_id])
         questions.append(q)
+    order = {grade_id: i for i, grade_id in enumerate(cell_points)}
+    questions.sort(key=lambda q: order.get(q.grade_id, len(order)))
     if problems:
         raise PointsMismatch(f"{assignment.name}: points disagree with the notebook:\n  " + "\n  ".join(problems))
     return dataclasses.replace(assignment, questions=tuple(questions))

@@ -1,4 +1,5 @@
-# nbgrader course configuration for a course graded with this kit.
+# nbgrader course configuration for a course graded with this kit (a course started with
+# `autograder init DIR` gets its own nbgrader_config.py, written for it).
 # Put it in the grader account's home (the formgrader service's cwd, see
 # jupyterhub_config_snippet.py) or the course root; students need only course_id and
 # Exchange.root (e.g. in /etc/jupyter/nbgrader_config.py).
@@ -28,7 +29,7 @@ c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.root = COURSE_ROOT
 # Student notebooks: the kit's release/<ps>/, built by `autograder release` through nbgrader's own
 # generate_assignment with the visible checks filled in (so never run generate_assignment on the
-# kit's assignments/ folder: its check cells are placeholders until `autograder release`).
+# kit's problem sets (autograder/problem_sets/): its check cells are placeholders until `autograder release`).
 c.CourseDirectory.release_directory = os.path.join(KIT, "release")
 # The gradebook formgrader shows; pass the same URL to `autograder grade --db`.
 # PostgreSQL works as well: "postgresql+psycopg2://grader@dbhost/transformers101".

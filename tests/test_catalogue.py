@@ -20,6 +20,7 @@ import pytest
 
 from autograder import storage
 from autograder.grade import GradingIncomplete, grade_cohort
+from autograder.release import released_notebook
 from autograder.samples import make_notebook, write_submission
 from autograder.spec import load_assignment
 
@@ -118,7 +119,7 @@ def _notebook_cases(ps1):
         path.write_text(nbformat.writes(nbformat.convert(copy, 3), version=3))
 
     def other_assignment(path):
-        shutil.copy(load_assignment("ps5_equivariance").root.parent / "release" / "ps5_equivariance" /
+        shutil.copy(released_notebook(load_assignment("ps5_equivariance")).parent /
                     "ps5_equivariance.ipynb", path)
 
     def huge(path):

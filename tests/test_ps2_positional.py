@@ -7,7 +7,7 @@ import pytest
 
 from autograder.grade import grade_cohort
 from autograder.samples import make_notebook, solution_sources, write_submission
-from autograder.spec import load_assignment, resolve_name
+from autograder.spec import load_assignment, problem_set_module, resolve_name
 
 EVERY = np.arange(-300, 301)
 
@@ -120,8 +120,7 @@ def test_the_boundary_off_by_one_differs_from_the_reference_at_one_offset_pair_o
 
     from solutions.positional import t5_relative_bucket
 
-    load_assignment("ps2")  # imports its sibling ps2_wrong
-    wrong = sys.modules["ps2_wrong"]
+    wrong = problem_set_module(load_assignment("ps2")).mistakes
     for bidirectional, where in ((True, [-7, 7]), (False, [-15])):
         off = wrong.bucket(EVERY, bidirectional, exact_end=-1) != t5_relative_bucket(EVERY, bidirectional)
         assert EVERY[off.numpy()].tolist() == where

@@ -59,6 +59,6 @@ def test_editing_a_reference_function_regrades(ps1, tmp_path):
 
 def test_every_verdict_source_is_in_the_key(ps1):
     names = {name for name, _ in verdict_sources(ps1)}
-    assert {"ps/questions.py", "ps/ps1_counting.py", "solutions/attention.py", "solutions/model.py",
+    assert {"ps/__init__.py", "ps/questions.py", "ps/counting.py", "solutions/attention.py", "solutions/model.py",
             "judging/compare.py", "judge.py"} <= names
     assert not any("__pycache__" in n for n in names)

@@ -51,7 +51,7 @@ def cohort(ps1, tmp_path_factory):
                             "def scaled_dot_product_attention(q, k, v, mask=None):\n"
                             "    return torch.zeros(*q.shape[:-1], v.shape[-1])\n",
         "reads_source_abs": guarded(src),
-        "reads_source_rel": guarded(f"../../assignments/{ps1.name}/{ps1.notebook}"),
+        "reads_source_rel": guarded(f"../../autograder/problem_sets/{ps1.name}/{ps1.notebook}"),
         "reads_gradebook": guarded(str(gradebook)),
         "imports_reference": "from solutions.attention import scaled_dot_product_attention\n",
         "sleeps_forever": "import time\ntime.sleep(10**6)\n" + correct,

@@ -92,6 +92,9 @@ class AllClose(Comparator):
             return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
         arr_dtype = arr.dtype
         arr = arr.astype(np.float64)
+        misplaced = _misplaced_nonfinite(arr, exp)
+        if misplaced:
+            return Check(False, misplaced)
         finite = np.isfinite(arr)
         if not finite.all():
             bad = "NaN" if np.isnan(arr).any() else "inf"
@@ -114,6 +117,18 @@ class AllClose(Comparator):
             hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
         return Check(False, f"values differ from the reference (largest error {worst:.3g}, "
                             f"{int((err > bound).sum())} of {err.size} entries off{hint})")
+
+
+def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> str | None:
+    """Where the expected value holds −inf / +inf / NaN (masked scores), the answer must hold the
+    same in exactly those places: an error size cannot say that, so say it in words."""
+    if np.isfinite(exp).all():
+        return None
+    for test, what in ((np.isneginf, "−inf"), (np.isposinf, "+inf"), (np.isnan, "NaN")):
+        wrong = test(arr) != test(exp)
+        if wrong.any():
+            return f"{what} is not where it should be ({int(wrong.sum())} of {wrong.size} entries)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -227,6 +242,18 @@ class IntegerArray(AllClose):
             return Check(True)
         first = tuple(int(t) for t in np.argwhere(off)[0])
         return Check(False, f"{int(off.sum())} of {off.size} entries differ (the first at index {list(first)})")
+
+
+@dataclass(frozen=True)
+class Scalar(AllClose):
+    """One number: a Python float, a 0-d tensor or a 1-element array are all accepted (the
+    wire turns 0-d arrays into shape (1,))."""
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        arr = np.asarray(got) if isinstance(got, (np.ndarray, list, int, float)) else None
+        if arr is None or arr.size != 1:
+            return Check(False, "expected one number (a float or a 0-d tensor)")
+        return super().__call__(arr.reshape(()), np.asarray(expected).reshape(()))
 
 
 def normalised_choice(text: str) -> str:

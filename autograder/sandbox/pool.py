@@ -69,6 +69,22 @@ def _sandbox_env(threads: int) -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
+def kit_inside(roots: list[str]) -> list[str]:
+    """The kit's own packages (``autograder``: grader and shipped problem sets; ``solutions``: the
+    reference) where they lie inside a Python tree the sandbox binds — a regular install puts
+    them in site-packages. The harness needs neither: it is bound on its own."""
+    import importlib.util
+
+    found = []
+    for package in ("autograder", "solutions"):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            real = os.path.realpath(location)
+            if any(real == r or real.startswith(r + os.sep) for r in roots):
+                found.append(real)
+    return sorted(set(found))
+
+
 def bwrap_command(threads: int) -> list[str]:
     python_roots = sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)})
     # /tmp, /proc and /dev first: bwrap mounts in order, so a Python tree that lives under /tmp
@@ -91,6 +107,8 @@ def bwrap_command(threads: int) -> list[str]:
         for parent in parents:
             cmd += ["--perms", "0755", "--dir", parent]
         cmd += ["--ro-bind", root, root]
+    for hidden in kit_inside(python_roots):  # an installed kit: its references and problem sets
+        cmd += ["--tmpfs", hidden]            # sit in site-packages, bound above; hide them
     cmd += ["--ro-bind", str(HARNESS_DIR), SANDBOX_HARNESS,
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv"]

@@ -13,17 +13,16 @@ Conventions stated to students in the notebook:
   (h, t_q, t_k) with both positions from 0 (``t5_bias_matrix``).
 * The similarity PE(p)·PE(p + Δ) = Σ cos(Δω_i) (SymPy identity in tests/test_encodings_ps2.py).
 """
-from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.judging.compare import AllClose, Check, Comparator
+from autograder.judging.compare import AllClose, Choice, IntegerArray
 from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.encodings import (position_interpolation, sinusoidal_frequencies, sinusoidal_shift_matrix,
                                  sinusoidal_similarity, sinusoidal_wavelengths, t5_bias_matrix)
 from solutions.positional import sinusoidal_encoding, t5_relative_bucket
 
-import ps2_wrong as wrong
+from . import mistakes as wrong
 
 EXPONENT_SIGN = ("The frequencies must shrink along the vector: ω_i = base^(−2i/d), i.e. PE[p, 2i] = "
                  "sin(p / base^(2i/d)). With the exponent's sign lost (base^(+2i/d), document 000's error "
@@ -101,43 +100,8 @@ SIM = {
 }
 
 
-@dataclass(frozen=True)
-class IntegerArray(AllClose):
-    """Exact equality of integer arrays (as PS3's): AllClose with atol = rtol = 0 so the visible
-    check can use np.testing.assert_allclose."""
-
-    atol: float = 0.0
-    rtol: float = 0.0
-
-    def __call__(self, got, expected):
-        exp = np.asarray(expected)
-        try:
-            arr = np.asarray(got)
-        except Exception:
-            arr = None
-        if arr is None or arr.dtype.kind not in "iuf":
-            return Check(False, f"expected an array of integers of shape {list(exp.shape)}")
-        if arr.shape != exp.shape:
-            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
-        off = arr != exp
-        if not off.any():
-            return Check(True)
-        return Check(False, f"{int(off.sum())} of {off.size} buckets differ")
 
 
-@dataclass(frozen=True)
-class Choice(Comparator):
-    """One of a fixed set of answers, as a string (case and spaces ignored)."""
-
-    options: tuple[str, ...] = ()
-
-    def __call__(self, got, expected):
-        if not isinstance(got, str):
-            return Check(False, f"expected one of the strings {', '.join(map(repr, self.options))}")
-        norm = " ".join(got.strip().lower().split())
-        if norm not in self.options:
-            return Check(False, f"{got[:40]!r} is not one of {', '.join(map(repr, self.options))}")
-        return Check(norm == expected, "" if norm == expected else f"{got[:40]!r} is not what happens")
 
 
 PAST_OPTIONS = ("indexerror", "runtimeerror", "zeros", "last row", "wraps around")

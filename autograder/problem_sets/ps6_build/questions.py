@@ -3,13 +3,13 @@
 Students write the pieces as plain functions (their classes are free); the grader calls them
 through these functional signatures with weights and inputs as tensors, in ``nn.Linear``
 layout (out, in). Masks: bool, True = may attend; a query with no allowed key gets a zero
-attention output. References: ``ps6_reference.py`` (built on ``solutions/``); known-wrong
-answers: ``ps6_wrong.py``; per-student inputs: ``ps6_probes.py``.
+attention output. References: ``reference.py`` (built on ``solutions/``); known-wrong
+answers: ``mistakes.py``; per-student inputs: ``probes.py``.
 
 Part 10 trains: the grader calls the notebook's locked ``copy_task`` / ``addition_task`` with a
 seed, a budget in optimiser steps and held-out inputs drawn per student; they train with the
 student's ``train_copy`` / ``train_addition`` inside the sandbox and return plain predictions,
-judged here by exact-match accuracy (``TaskAccuracy`` in ``ps6_training.py``, which also states
+judged here by exact-match accuracy (``TaskAccuracy`` in ``training.py``, which also states
 the budgets, the CPU-clock safety caps and what the reference solution costs).
 """
 import numpy as np
@@ -17,14 +17,14 @@ import numpy as np
 from autograder.judging.compare import AllClose, Exact
 from autograder.spec import Assignment, Misconception, Probe, Question
 
-import ps6_reference as ref
-import ps6_reference_source as ref_source
-import ps6_wrong as wrong
-from ps6_probes import (
+from . import reference as ref
+from . import reference_source as ref_source
+from . import mistakes as wrong
+from .probes import (
     randn, linear, mha_weights, ln_probes, ffn_probes, mha_probes, causal_probes, padding_probes,
     encoder_args, encoder_probes, greedy_probes, decoder_args, decoder_probes, probs_probes, sample_probes,
     beam_probes)
-from ps6_training import TRAINING_QUESTIONS
+from .training import TRAINING_QUESTIONS
 
 
 # Masks are compared as numbers, exactly (True = 1): the released checks render an expected
@@ -241,7 +241,7 @@ QUESTIONS = [
 ]
 
 
-QUESTIONS += TRAINING_QUESTIONS  # part 10, ps6_training.py
+QUESTIONS += TRAINING_QUESTIONS  # part 10, training.py
 
 # The notebook runs its cells, then every question in one sandboxed process: the CPU limit must
 # cover the two training budgets on top of everything else (single-threaded: CPU ≤ wall time).

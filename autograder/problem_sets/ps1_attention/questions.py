@@ -14,7 +14,7 @@ from solutions.attention import attention_weights
 from solutions.attention import scaled_dot_product_attention as reference_sdpa
 from solutions.shapes import encoder_decoder_shapes
 
-import ps1_counting as counting  # parts 4-6, beside this file
+from . import counting as counting  # parts 4-6, beside this file
 
 # Document 002's worked example (3 tokens, d_k = 4, d_v = 5).
 Q_002 = np.array([[0.3, -2.0, 0.4, 6.0], [-1.0, 1.5, 0.2, 3.0], [0.3, -1.0, 0.2, 1.0]], np.float32)

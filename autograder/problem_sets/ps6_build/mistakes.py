@@ -5,7 +5,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-import ps6_reference as ref
+from . import reference as ref
 
 
 # ---- layer_norm

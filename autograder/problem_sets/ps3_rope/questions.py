@@ -12,17 +12,16 @@ of 0.1 — the ``exponent_sign`` misconceptions below carry that feedback. Refer
 ``solutions.positional`` / ``solutions.encodings``; the identities are proved in
 ``solutions.derivations.positional_proofs``.
 """
-from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.judging.compare import AllClose, Check
+from autograder.judging.compare import AllClose, IntegerArray, Scalar
 from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.encodings import rope_attention as reference_rope_attention
 from solutions.encodings import rope_score_from_offset
 from solutions.positional import apply_rope, rope_frequencies, rope_half_permutation, rope_matrix
 
-import ps3_wrong as wrong
+from . import mistakes as wrong
 
 EXPONENT_SIGN = ("θ_i must shrink with i: the exponent is −2(i−1)/d, θ_i = base^(−2(i−1)/d). "
                  "With the sign lost (θ_i = base^(+2(i−1)/d), as in document 000's answer) base 100 "
@@ -33,44 +32,6 @@ M_TIMES_I = ("Pair i rotates by m·θ_i, not by m·i: the frequency θ_i = base^
              "makes the far pairs turn slowly (for base 100, d = 4, θ_2 = 0.1, not 2).")
 BACKWARDS = ("Each 2×2 block is [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]] — the −sin is in the "
              "upper right. Yours is the transpose, a rotation by −mθ_i.")
-
-
-@dataclass(frozen=True)
-class IntegerArray(AllClose):
-    """Exact equality of integer arrays (indices, buckets), with messages about indices.
-    A subclass of AllClose (atol = rtol = 0) so the released visible check can use
-    np.testing.assert_allclose, which also accepts tensors and lists."""
-
-    atol: float = 0.0
-    rtol: float = 0.0
-
-    def __call__(self, got, expected):
-        exp = np.asarray(expected)
-        try:
-            arr = np.asarray(got)
-        except Exception:
-            arr = None
-        if arr is None or arr.dtype.kind not in "iuf":
-            return Check(False, f"expected an array of integers of shape {list(exp.shape)}")
-        if arr.shape != exp.shape:
-            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
-        off = arr != exp
-        if not off.any():
-            return Check(True)
-        first = tuple(int(t) for t in np.argwhere(off)[0])
-        return Check(False, f"{int(off.sum())} of {off.size} entries differ (first at index {list(first)})")
-
-
-@dataclass(frozen=True)
-class Scalar(AllClose):
-    """One number: a Python float, a 0-d tensor or a 1-element array are all accepted (the
-    wire turns 0-d arrays into shape (1,))."""
-
-    def __call__(self, got, expected):
-        arr = np.asarray(got) if isinstance(got, (np.ndarray, list, int, float)) else None
-        if arr is None or arr.size != 1:
-            return Check(False, "expected one number (a float or a 0-d tensor)")
-        return super().__call__(arr.reshape(()), np.asarray(expected).reshape(()))
 
 
 def _randn(rng, *shape, scale=1.0):

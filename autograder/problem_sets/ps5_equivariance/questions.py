@@ -11,7 +11,7 @@ from autograder.judging.compare import Exact
 from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
-from ps5_weak_testers import EXTRA_MUTANTS  # noqa: F401 - the self-test's mutation analysis reads it
+from .weak_testers import EXTRA_MUTANTS  # noqa: F401 - the self-test's mutation analysis reads it
 
 # One self-contained single-head attention with fixed weights, shared by the subject functions.
 _ATTENTION = '''
@@ -64,7 +64,7 @@ SUBJECTS = {
     "first_token_special": subject(
         "first_token_special",
         "    y = _attention(X).clone()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n"),
-    # Each of the following defeats one classic weak tester (ps5_weak_testers.py):
+    # Each of the following defeats one classic weak tester (weak_testers.py):
     # a swap of the first two tokens never moves the last one,
     "last_token_special": subject(
         "last_token_special",

@@ -9,18 +9,17 @@ misconceptions below name that. References: ``solutions.positional.alibi_slopes`
 ``solutions.derivations.positional_proofs`` (tests/test_positional_proofs.py). Part 7
 (extrapolation paragraph, 3 points) is graded by hand; its rubric is in the source notebook.
 """
-from dataclasses import dataclass
 
 import numpy as np
 import sympy
 
-from autograder.judging.compare import AllClose, Check, Exact, Formula
+from autograder.judging.compare import AllClose, Choice, Formula
 from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
 from solutions.derivations.positional_proofs import alibi_row_difference
 from solutions.encodings import alibi_attention, alibi_causal_bias, alibi_last_row_weights
 from solutions.positional import alibi_slopes
 
-import ps4_wrong as wrong
+from . import mistakes as wrong
 
 FREE_CONSTANT = ("The slope is not a free constant like 0.4 that \"normalises the scores into 0–1\" "
                  "(document 000's answer): it is fixed before training, differs per head, and follows "
@@ -37,34 +36,8 @@ BIAS_SIGN = ("The bias must penalise distance: m·(j − i) is ≤ 0 for a key j
              "favours the most distant keys.")
 
 
-@dataclass(frozen=True)
-class WithInfinities(AllClose):
-    """AllClose that also requires −inf / +inf / NaN in exactly the expected places (AllClose
-    alone does not tell −inf from +inf or NaN). Released checks use np.testing.assert_allclose,
-    which compares infinities the same way."""
-
-    def __call__(self, got, expected):
-        exp = np.asarray(expected, dtype=np.float64)
-        try:
-            arr = np.asarray(got, dtype=np.float64)
-        except (TypeError, ValueError):
-            return super().__call__(got, expected)
-        if arr.shape == exp.shape:
-            for test, what in ((np.isneginf, "−inf"), (np.isposinf, "+inf"), (np.isnan, "NaN")):
-                if (test(arr) != test(exp)).any():
-                    return Check(False, f"{what} is not where it should be ({int((test(arr) != test(exp)).sum())} "
-                                        f"entries): masked entries are −inf, all others finite")
-        return super().__call__(got, expected)
 
 
-@dataclass(frozen=True)
-class Choice(Exact):
-    """A multiple-choice letter: "B", "b", " B " and "(B)" are the same answer."""
-
-    def __call__(self, got, expected):
-        if isinstance(got, str):
-            got = got.strip().strip("().").strip().upper()
-        return super().__call__(got, expected)
 
 
 # Formula misconceptions are SymPy expressions (the Formula comparator compares the student's
@@ -161,7 +134,7 @@ ASSIGNMENT = Assignment(
         Question(
             grade_id="alibi_causal_bias", answer="alibi_causal_bias", title="The causal bias matrix", points=2,
             reference=alibi_causal_bias, reference_source=ALIBI_CAUSAL_BIAS_SOURCE,
-            depends_on=("alibi_slopes",), probes=bias_probes, compare=WithInfinities(atol=1e-6, rtol=1e-5),
+            depends_on=("alibi_slopes",), probes=bias_probes, compare=AllClose(atol=1e-6, rtol=1e-5),
             visible=[Probe((2, 4), "2 heads, T = 4", note="Two heads (slopes 2^-4 and 2^-8), four tokens.")],
             misconceptions=(
                 Misconception("free_constant", FREE_CONSTANT, wrong.bias_variant(slopes="free_constant")),

@@ -1,0 +1,94 @@
+"""The course directory: how it is found, what `autograder init` writes, and the checks a
+problem set's files must pass (points from the grade cells, no control characters in markdown)."""
+from __future__ import annotations
+
+import dataclasses
+
+import nbformat
+import pytest
+
+from autograder import course as course_module
+from autograder.course import Course, CourseNotFound, find_course, init_course, use_course
+from autograder.spec import PointsMismatch, with_notebook_points
+
+
+@pytest.fixture(autouse=True)
+def no_chosen_course(monkeypatch):
+    monkeypatch.delenv("AUTOGRADER_COURSE", raising=False)
+    use_course(None)
+    yield
+    use_course(None)
+
+
+def test_found_from_the_flag_then_the_environment_then_upward(tmp_path, monkeypatch):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        (d / "autograder.toml").write_text("[course]\n")
+    (a / "source" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(a / "source" / "deep")
+    assert find_course().root == a  # upward from the working directory
+    monkeypatch.setenv("AUTOGRADER_COURSE", str(b))
+    assert find_course().root == b  # the environment beats the working directory
+    use_course(a)
+    assert find_course().root == a  # --course beats both
+
+
+def test_folders_can_be_renamed_in_the_course_file(tmp_path):
+    (tmp_path / "autograder.toml").write_text('[course]\nsource = "problems"\n')
+    c = Course.at(tmp_path)
+    assert c.source == tmp_path / "problems" and c.release == tmp_path / "release"
+
+
+def test_no_course_anywhere_says_how_to_start_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(course_module, "KIT_ROOT", tmp_path / "no-kit")
+    with pytest.raises(CourseNotFound, match="autograder init"):
+        find_course()
+
+
+def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
+    c = init_course(tmp_path / "course", "demo101")
+    assert sorted(p.name for p in c.source.iterdir()) == ["ps1_attention", "ps2_positional", "ps3_rope", "ps4_alibi",
+                                                          "ps5_equivariance", "ps6_build"]
+    assert all((c.root / d).is_dir() for d in ("release", "submitted", "autograded", "feedback"))
+    assert not list(c.source.rglob("__pycache__"))
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(c.root)).load_config()
+    assert config.CourseDirectory.course_id == "demo101" and config.CourseDirectory.root == str(c.root)
+    with pytest.raises(CourseNotFound, match="not empty"):
+        init_course(c.root)
+
+
+def test_points_come_from_the_grade_cells(ps1, tmp_path):
+    assert ps1.max_score == 28 and all(q.points is not None for q in ps1.questions)
+    wrong = dataclasses.replace(ps1.questions[0], points=ps1.questions[0].points + 1)
+    with pytest.raises(PointsMismatch, match="grade cell"):
+        with_notebook_points(dataclasses.replace(ps1, questions=[wrong, *ps1.questions[1:]]))
+    stray = dataclasses.replace(ps1.questions[0], grade_id="not_in_the_notebook", points=None)
+    with pytest.raises(PointsMismatch, match="no grade cell"):
+        with_notebook_points(dataclasses.replace(ps1, questions=[stray]))
+
+
+def test_questions_follow_the_notebook_order(ps1):
+    nb = nbformat.read(ps1.source_dir / ps1.notebook, as_version=4)
+    graded = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+              if c.metadata.get("nbgrader", {}).get("grade") and c.metadata["nbgrader"]["grade_id"]
+              in {q.grade_id for q in ps1.questions}]
+    assert [q.grade_id for q in ps1.questions] == graded
+
+
+def test_release_refuses_control_characters_in_markdown(ps1, tmp_path):
+    import shutil
+
+    from autograder.release import build_release
+
+    shutil.copytree(ps1.source_dir, tmp_path / "src" / ps1.name)
+    path = tmp_path / "src" / ps1.name / ps1.notebook
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "markdown" and "\\times" in c.source)
+    cell.source = cell.source.replace("\\times", "\times", 1)  # the escape that bit PS1
+    nbformat.write(nb, path)
+    with pytest.raises(RuntimeError, match="control characters"):
+        build_release(dataclasses.replace(ps1, root=tmp_path / "src"), tmp_path / "work")
