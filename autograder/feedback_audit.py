@@ -73,7 +73,7 @@ def _outcome(mutation, question: Question, probes, function):
     """What the sandbox would report for this answer, each probe under the mutation analysis's
     time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
     from autograder.runner import Outcome
-    from autograder.selftest import as_handed_in
+    from autograder.in_process import as_handed_in
     from autograder.spec import as_args
 
     results = []
@@ -91,7 +91,7 @@ def _outcome(mutation, question: Question, probes, function):
 
 def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str) -> None:
     from autograder.judge import judge
-    from autograder.selftest import known_wrong_outcome
+    from autograder.in_process import known_wrong_outcome
 
     for q in assignment.questions:
         probes = q.probes_for(student, assignment)
@@ -145,7 +145,7 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
 
 def audit_assignment(assignment: Assignment, *, mutants: bool = True,
                      killed: dict[str, set[str]] | None = None) -> FeedbackAudit:
-    from autograder.selftest import SELFTEST_STUDENTS
+    from autograder.in_process import SELFTEST_STUDENTS
 
     audit = FeedbackAudit(assignment.name)
     audit_known_wrong(assignment, audit, SELFTEST_STUDENTS[0])

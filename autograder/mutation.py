@@ -184,7 +184,7 @@ def _sample(q: Question, seeds: int) -> list[Probe]:
 
 class _Analysis:
     def __init__(self, q: Question, assignment: Assignment, seeds: int, targets: list):
-        from autograder.selftest import SELFTEST_STUDENTS
+        from autograder.in_process import SELFTEST_STUDENTS
 
         import autograder.judge  # noqa: F401 - imported before any mutant runs under a time limit
 
@@ -213,7 +213,7 @@ class _Analysis:
 
     def rejected(self, probes: list[Probe], function, slowdown: float = SLOWDOWN_LIMIT) -> bool:
         from autograder.judge import judge
-        from autograder.selftest import known_wrong_outcome
+        from autograder.in_process import known_wrong_outcome
 
         try:
             with _time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):

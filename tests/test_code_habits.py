@@ -23,7 +23,7 @@ def _module_name(path: Path) -> str:
 def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     """module -> the kit's modules it imports, at module level or inside a function alike (a
     function-level import that closes a cycle is a cycle deferred, not removed)."""
-    modules = {_module_name(p): p for p in package.rglob("*.py") if "problem_sets" not in p.parts}
+    modules = {_module_name(p): p for p in package.rglob("*.py")}
     graph = {}
     for name, path in modules.items():
         package_name = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -37,8 +37,10 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
                     target = ".".join(base + ([node.module] if node.module else []))
                 else:
                     target = node.module
-                deps.add(target)
-                deps.update(f"{target}.{a.name}" for a in node.names)  # `from pkg import module`
+                submodules = {f"{target}.{a.name}" for a in node.names} & modules.keys()
+                deps.update(submodules)  # `from pkg import module` needs the module, not pkg's code
+                if len(submodules) < len(node.names):
+                    deps.add(target)  # a name defined in target itself
         graph[name] = {d for d in deps if d in modules and d != name}
     return graph
 

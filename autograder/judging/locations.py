@@ -205,7 +205,7 @@ def find_diagonal(ctx: Context) -> Diagnosis | None:
 
 def which_inputs(question, probes, cases) -> Diagnosis | None:
     """Right on some kinds of input, wrong on others: name them (labels students may read)."""
-    from autograder.judge import public_label
+    from autograder.judging.labels import public_label
 
     wrong_ids = {id(c.probe) for c in cases}
     if not question.call or len(wrong_ids) == len(probes) or not all(p.label for p in probes):

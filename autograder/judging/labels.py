@@ -1,0 +1,24 @@
+"""What a student may read of a probe: its label without seeds or the names of hidden functions."""
+from __future__ import annotations
+
+import re
+
+from autograder.spec import FunctionSource, Probe
+
+
+def public_label(probe: Probe, index: int) -> str:
+    """The probe's label as a student may read it: no seed, no name of a hidden function."""
+    label = probe.label or f"probe {index + 1}"
+    if any(isinstance(a, FunctionSource) and a.name in label for a in probe.args):
+        return f"probe {index + 1}"
+    label = re.sub(r"\bseed\s*=?\s*-?\d+\s*,\s*", "", label)
+    label = re.sub(r",?\s*\bseed\s*=?\s*-?\d+", "", label)
+    label = re.sub(r"\b(model)\s+\d+", r"\1", label)
+    return label.replace("()", "").strip() or f"probe {index + 1}"
+
+
+def without_hidden_names(text: str, probes: list[Probe]) -> str:
+    """Error messages from the student's code may quote a hidden probe function's name."""
+    for name in {a.name for p in probes for a in p.args if isinstance(a, FunctionSource)}:
+        text = re.sub(rf"\b{re.escape(name)}\b", "the probe's function", text)
+    return text
