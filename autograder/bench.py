@@ -10,6 +10,7 @@ last, ``ps6_cpu_s_per_honest: <seconds>``: the CPU time of the grader and of eve
 student process (as each was reaped), divided by N (nbgrader runs none of the training, so
 there is no anchor to compare).
 """
+
 from __future__ import annotations
 
 import os
@@ -21,10 +22,10 @@ import time
 from pathlib import Path
 
 
-
 def make_batch(root: Path, n: int) -> dict[str, bool]:
     from autograder.demo import MISSING_SCALE
     from autograder.samples import make_notebook, write_submission
+
     """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
     from autograder.spec import load_assignment
 
@@ -56,20 +57,34 @@ def nbgrader_scores(course: Path) -> dict[str, tuple[float, float]]:
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        return {s.student.id: (float(s.score),
-                               float(gb.find_grade("sdpa", "ps1_attention", "ps1_attention", s.student.id).score))
-                for s in gb.assignment_submissions("ps1_attention")}
+        return {
+            s.student.id: (
+                float(s.score),
+                float(gb.find_grade("sdpa", "ps1_attention", "ps1_attention", s.student.id).score),
+            )
+            for s in gb.assignment_submissions("ps1_attention")
+        }
 
 
 def run_nbgrader(course: Path) -> float:
     bindir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
     started = time.perf_counter()
-    proc = subprocess.run([str(bindir / "nbgrader"), "autograde", "ps1_attention", "--force",
-                           f"--CourseDirectory.root={course}",
-                           f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}",
-                           "--ExecutePreprocessor.timeout=120"],
-                          cwd=course, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(bindir / "nbgrader"),
+            "autograde",
+            "ps1_attention",
+            "--force",
+            f"--CourseDirectory.root={course}",
+            f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}",
+            "--ExecutePreprocessor.timeout=120",
+        ],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-3000:]}")
@@ -85,30 +100,37 @@ def bench_grading(n: int = 40, workers: int = 2) -> int:
         tmp = Path(tmp)
         honest = make_batch(tmp / "submitted", n)
         nbgrader_course(tmp / "course", tmp / "submitted")
-        print(f"batch: {n} notebooks of {assignment.name} ({sum(honest.values())} honest), {workers} workers",
-              flush=True)
+        print(
+            f"batch: {n} notebooks of {assignment.name} ({sum(honest.values())} honest), {workers} workers", flush=True
+        )
 
         started = time.perf_counter()
         ours = grade_cohort(assignment, tmp / "submitted", tmp / "ours", workers=workers, progress=False)
         t_ours = time.perf_counter() - started
         per_sub = [rec["seconds"] for rec in ours["students"].values()]
-        print(f"this engine: {t_ours:.2f} s total, {t_ours / n:.4f} s per notebook "
-              f"(per-submission time in a warm worker: median {sorted(per_sub)[len(per_sub) // 2]:.4f} s)",
-              flush=True)
+        print(
+            f"this engine: {t_ours:.2f} s total, {t_ours / n:.4f} s per notebook "
+            f"(per-submission time in a warm worker: median {sorted(per_sub)[len(per_sub) // 2]:.4f} s)",
+            flush=True,
+        )
 
         t_nbg = run_nbgrader(tmp / "course")
         print(f"nbgrader autograde: {t_nbg:.2f} s total, {t_nbg / n:.4f} s per notebook", flush=True)
 
         theirs = nbgrader_scores(tmp / "course")
-        disagree = [s for s, ok in honest.items()
-                    if ok and theirs.get(s, (None,))[0] != ours["students"][s]["score"]]
-        print(f"honest submissions: both score {assignment.max_score:g}/{assignment.max_score:g}"
-              if not disagree else f"SCORES DISAGREE on honest submissions: {disagree[:5]}")
+        disagree = [s for s, ok in honest.items() if ok and theirs.get(s, (None,))[0] != ours["students"][s]["score"]]
+        print(
+            f"honest submissions: both score {assignment.max_score:g}/{assignment.max_score:g}"
+            if not disagree
+            else f"SCORES DISAGREE on honest submissions: {disagree[:5]}"
+        )
         wrong = [s for s, ok in honest.items() if not ok]
         ours_zero = sum(ours["students"][s]["questions"]["sdpa"]["score"] == 0 for s in wrong)
         theirs_zero = sum(theirs.get(s, (0, 0))[1] == 0 for s in wrong)
-        print(f"submissions missing 1/sqrt(d_k): sdpa scored 0 by this engine for {ours_zero}/{len(wrong)}, "
-              f"by nbgrader for {theirs_zero}/{len(wrong)}")
+        print(
+            f"submissions missing 1/sqrt(d_k): sdpa scored 0 by this engine for {ours_zero}/{len(wrong)}, "
+            f"by nbgrader for {theirs_zero}/{len(wrong)}"
+        )
         print(f"speedup_vs_nbgrader: {t_nbg / t_ours:.1f}")
         return 1 if disagree else 0
 
@@ -138,12 +160,17 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
         sandbox_s = sum(s.get("sandbox_cpu_seconds") or 0.0 for s in results["students"].values())
         cpu_s = grader_s + sandbox_s
     scores = sorted({(s["score"], s["max_score"]) for s in results["students"].values()})
-    print(f"scores: {', '.join(f'{a:g}/{b:g}' for a, b in scores)}; wall {wall:.1f} s; CPU {cpu_s:.1f} s "
-          f"(sandboxed students {sandbox_s:.1f} s, grader {grader_s:.1f} s)", flush=True)
+    print(
+        f"scores: {', '.join(f'{a:g}/{b:g}' for a, b in scores)}; wall {wall:.1f} s; CPU {cpu_s:.1f} s "
+        f"(sandboxed students {sandbox_s:.1f} s, grader {grader_s:.1f} s)",
+        flush=True,
+    )
     for student, rec in sorted(results["students"].items()):
         lost = [g for g, q in rec["questions"].items() if q["status"] not in ("passed", "pending")]
-        print(f"  {student}: {rec['score']:g}/{rec['max_score']:g}, {rec.get('sandbox_cpu_seconds') or 0:.1f} CPU-s"
-              + (f", lost {', '.join(lost)}" if lost else ""))
+        print(
+            f"  {student}: {rec['score']:g}/{rec['max_score']:g}, {rec.get('sandbox_cpu_seconds') or 0:.1f} CPU-s"
+            + (f", lost {', '.join(lost)}" if lost else "")
+        )
     print(f"{assignment.name.split('_')[0]}_cpu_s_per_honest: {cpu_s / n:.1f}")
     return 0 if all(a == b for a, b in scores) else 1
 
@@ -175,6 +202,9 @@ def register(sub) -> None:
     p.add_argument("what", choices=["grading", "model", "tasks", "serve"])
     p.add_argument("-n", type=int, default=None, help="submissions in the batch (grading: 40, serve: 200)")
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--ps", default=None, help="grading: another problem set (honest submissions only: "
-                                               "prints <ps>_cpu_s_per_honest)")
+    p.add_argument(
+        "--ps",
+        default=None,
+        help="grading: another problem set (honest submissions only: prints <ps>_cpu_s_per_honest)",
+    )
     p.set_defaults(func=cmd_bench)

@@ -3,6 +3,7 @@
 Exit codes: 0 success (whatever the students scored), 1 a check failed (release --check,
 selftest, validate), 2 usage or infrastructure error.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,16 +48,17 @@ def _sandbox(args):
 def cmd_grade(args) -> int:
     from autograder import exports
     from autograder.grade import GradingIncomplete, grade_cohort
-    from autograder.spec import load_assignment
     from autograder.intake import IntakeError, collect
+    from autograder.spec import load_assignment
     from autograder.storage import OutputBusy, ResultStore
 
     assignment = load_assignment(args.problem_set)
     out = Path(args.out)
     try:
         with ResultStore(out).locked():  # a zip is unpacked under OUT: not while another run grades there
-            intake = collect(Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern,
-                             roster=args.roster)
+            intake = collect(
+                Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern, roster=args.roster
+            )
     except (IntakeError, OutputBusy) as exc:
         print(f"autograder grade: {exc}", file=sys.stderr)
         return 2
@@ -64,9 +66,17 @@ def cmd_grade(args) -> int:
     for note in intake.notes[:20]:
         print(f"  note: {note}", file=sys.stderr)
     try:
-        results = grade_cohort(assignment, Path(args.submissions), out, workers=args.workers,
-                               force=args.force, sandbox=_sandbox(args), scheduler=args.scheduler,
-                               progress=not args.quiet, submissions=intake.submissions)
+        results = grade_cohort(
+            assignment,
+            Path(args.submissions),
+            out,
+            workers=args.workers,
+            force=args.force,
+            sandbox=_sandbox(args),
+            scheduler=args.scheduler,
+            progress=not args.quiet,
+            submissions=intake.submissions,
+        )
     except (OutputBusy, GradingIncomplete) as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -84,9 +94,14 @@ def cmd_grade(args) -> int:
     if args.db:
         from autograder.gradebook import record_results
 
-        record_results(assignment, results, args.db, students=intake.graded_students,
-                       course_id=args.course_id,
-                       notebooks={s.student: s.notebook for s in intake.submissions if s.notebook})
+        record_results(
+            assignment,
+            results,
+            args.db,
+            students=intake.graded_students,
+            course_id=args.course_id,
+            notebooks={s.student: s.notebook for s in intake.submissions if s.notebook},
+        )
     print(exports.table(assignment, results))
     print(f"results: {out / 'results.json'}")
     if intake.unmatched:
@@ -105,9 +120,13 @@ def cmd_demo(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     course = argparse.ArgumentParser(add_help=False)
-    course.add_argument("--course", metavar="DIR", default=argparse.SUPPRESS,
-                        help="the course directory (default: $AUTOGRADER_COURSE, else autograder.toml "
-                             "in the working directory or above)")
+    course.add_argument(
+        "--course",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the course directory (default: $AUTOGRADER_COURSE, else autograder.toml "
+        "in the working directory or above)",
+    )
     parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0], parents=[course])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_parser = sub.add_parser
@@ -126,8 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def grading_options(p):
         p.add_argument("--workers", type=int, default=2, help="parallel sandboxed workers (default 2)")
-        p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto",
-                       help="bubblewrap when usable (auto), or rlimits only (weaker)")
+        p.add_argument(
+            "--sandbox",
+            choices=["auto", "bwrap", "rlimits"],
+            default="auto",
+            help="bubblewrap when usable (auto), or rlimits only (weaker)",
+        )
 
     p = sub.add_parser("grade", help="grade SUBMISSIONS (nbgrader layout, a folder of notebooks, an LMS export)")
     p.add_argument("problem_set", metavar="PS")
@@ -141,13 +164,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", metavar="FILE")
     p.add_argument("--gradescope", metavar="FILE")
     p.add_argument("--canvas", metavar="FILE", help="Canvas gradebook CSV to import")
-    p.add_argument("--canvas-column", metavar="TITLE",
-                   help='the Canvas assignment column, e.g. "PS1 (4567)" (default: the problem set name)')
+    p.add_argument(
+        "--canvas-column",
+        metavar="TITLE",
+        help='the Canvas assignment column, e.g. "PS1 (4567)" (default: the problem set name)',
+    )
     p.add_argument("--roster", metavar="CSV", help="course roster: student ids and their LMS ids, names, e-mails")
-    p.add_argument("--id-pattern", metavar="REGEX",
-                   help="flat folder: student id from the file name, group (?P<id>...)")
-    p.add_argument("--course-id", metavar="ID",
-                   help="gradebook course (default: nbgrader_config.py's CourseDirectory.course_id)")
+    p.add_argument(
+        "--id-pattern", metavar="REGEX", help="flat folder: student id from the file name, group (?P<id>...)"
+    )
+    p.add_argument(
+        "--course-id", metavar="ID", help="gradebook course (default: nbgrader_config.py's CourseDirectory.course_id)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_grade)
 

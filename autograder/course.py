@@ -16,6 +16,7 @@ The layout is also an nbgrader course directory::
     submitted/<student>/<ps>/, autograded/, feedback/
     gradebook.db           nbgrader's gradebook (``autograder grade --db``)
 """
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,7 @@ class Course:
         return f"sqlite:///{self.root / 'gradebook.db'}"
 
     @classmethod
-    def at(cls, root: Path) -> "Course":
+    def at(cls, root: Path) -> Course:
         root = Path(root).resolve()
         config = root / CONFIG_NAME
         if not root.is_dir():
@@ -89,7 +90,8 @@ def find_course(cwd: Path | None = None) -> Course:
     if found is None:
         raise CourseNotFound(
             f"no course directory: none given with --course or ${ENV_VAR}, and no {CONFIG_NAME} in "
-            f"{cwd or Path.cwd()} or above it. Start one with `autograder init DIR`.")
+            f"{cwd or Path.cwd()} or above it. Start one with `autograder init DIR`."
+        )
     return Course.at(found)
 
 
@@ -110,7 +112,9 @@ def init_course(root: Path, course_id: str | None = None, *, with_problem_sets: 
     root.mkdir(parents=True, exist_ok=True)
     (root / CONFIG_NAME).write_text(
         "# An autograder course (and an nbgrader course directory). Folders may be renamed here:\n"
-        "[course]\n" + "".join(f'# {k} = "{k}"\n' for k in COURSE_FOLDERS), encoding="utf-8")
+        "[course]\n" + "".join(f'# {k} = "{k}"\n' for k in COURSE_FOLDERS),
+        encoding="utf-8",
+    )
     template = (Path(__file__).resolve().parent / "templates" / "nbgrader_config.py.tmpl").read_text(encoding="utf-8")
     (root / "nbgrader_config.py").write_text(template.replace("{course_id!r}", repr(course_id)), encoding="utf-8")
     for folder in COURSE_FOLDERS:

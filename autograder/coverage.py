@@ -14,10 +14,12 @@ On each self-test student's probes:
 A parameter can be exempted from the first three rules, with the reason, in
 ``COVERAGE_EXEMPT = {grade_id: {parameter: reason}}``.
 """
+
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +40,11 @@ def value_key(value: Any):
 
 
 def _parameters(q: Question) -> list[inspect.Parameter]:
-    return [p for p in inspect.signature(q.reference).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [
+        p
+        for p in inspect.signature(q.reference).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
 
 
 def arguments(q: Question, probe: Probe) -> dict[str, Any]:
@@ -64,9 +69,13 @@ def _consecutive(value) -> bool:
     return bool((arr == np.arange(arr.shape[-1])).all())
 
 
-def question_problems(q: Question, probes_by_student: dict[str, list[Probe]], *,
-                      exempt: dict[str, str] | None = None,
-                      together: dict[str, Callable[[dict], bool]] | None = None) -> list[str]:
+def question_problems(
+    q: Question,
+    probes_by_student: dict[str, list[Probe]],
+    *,
+    exempt: dict[str, str] | None = None,
+    together: dict[str, Callable[[dict], bool]] | None = None,
+) -> list[str]:
     exempt, together = exempt or {}, together or {}
     problems = []
     params = _parameters(q)
@@ -83,19 +92,23 @@ def question_problems(q: Question, probes_by_student: dict[str, list[Probe]], *,
             given = [c[p.name] for c in calls]
             values = [p.default if v is _OMITTED else v for v in given]
             if len({value_key(v) for v in values}) < 2:
-                problems.append(f"{q.grade_id}: argument `{p.name}` takes one value in all hidden probes "
-                                f"of {student} — an answer that ignores `{p.name}` passes")
+                problems.append(
+                    f"{q.grade_id}: argument `{p.name}` takes one value in all hidden probes "
+                    f"of {student} — an answer that ignores `{p.name}` passes"
+                )
             if p.default is not inspect.Parameter.empty and all(v is not _OMITTED for v in given):
-                problems.append(f"{q.grade_id}: no hidden probe of {student} omits `{p.name}` — "
-                                f"its default is never exercised")
+                problems.append(
+                    f"{q.grade_id}: no hidden probe of {student} omits `{p.name}` — its default is never exercised"
+                )
             if _is_positions(p.name) and all(v is None or _consecutive(v) for v in values):
-                problems.append(f"{q.grade_id}: argument `{p.name}` is 0..T-1 in every hidden probe "
-                                f"of {student}")
+                problems.append(f"{q.grade_id}: argument `{p.name}` is 0..T-1 in every hidden probe of {student}")
             shown = visible_shapes.get(p.name)
             shapes = {v.shape for v in values if isinstance(v, np.ndarray)}
             if shown and shapes and shapes <= shown:
-                problems.append(f"{q.grade_id}: argument `{p.name}` has only the visible examples' "
-                                f"shapes in the hidden probes of {student}")
+                problems.append(
+                    f"{q.grade_id}: argument `{p.name}` has only the visible examples' "
+                    f"shapes in the hidden probes of {student}"
+                )
         for description, holds in together.items():
             if not any(_holds(holds, c) for c in calls):
                 problems.append(f"{q.grade_id}: no hidden probe of {student} has {description}")
@@ -115,6 +128,5 @@ def coverage_problems(assignment: Assignment, questions: list[Question], student
     problems = []
     for q in questions:
         probes = {s: q.probes_for(s, assignment) for s in students}
-        problems += question_problems(q, probes, exempt=exempt.get(q.grade_id),
-                                      together=together.get(q.grade_id))
+        problems += question_problems(q, probes, exempt=exempt.get(q.grade_id), together=together.get(q.grade_id))
     return problems

@@ -1,4 +1,5 @@
 """`autograder demo`: grade a handful of built-in sample submissions for PS1 and print the table."""
+
 from __future__ import annotations
 
 import shutil
@@ -10,23 +11,23 @@ from autograder.grade import grade_cohort
 from autograder.samples import make_notebook, write_submission
 from autograder.spec import load_assignment
 
-MISSING_SCALE = '''def scaled_dot_product_attention(q, k, v, mask=None):
+MISSING_SCALE = """def scaled_dot_product_attention(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1)            # forgot the 1/sqrt(d_k)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
-'''
+"""
 
-RAISES = '''def scaled_dot_product_attention(q, k, v, mask=None):
+RAISES = """def scaled_dot_product_attention(q, k, v, mask=None):
     raise ValueError("I did not get to this one")
-'''
+"""
 
-CHEATS = '''import numpy
+CHEATS = """import numpy
 numpy.testing.assert_allclose = lambda *a, **k: None   # silence the visible checks
 torch.allclose = lambda *a, **k: True
 def scaled_dot_product_attention(q, k, v, mask=None):
     return torch.zeros(*q.shape[:-1], v.shape[-1])
-'''
+"""
 
 SAMPLES = {
     "alice": ("correct", {}),
@@ -40,7 +41,9 @@ SAMPLES = {
 def make_samples(root: Path) -> None:
     assignment = load_assignment("ps1_attention")
     for student, (_, replacements) in SAMPLES.items():
-        nb = make_notebook(assignment, solved=False) if replacements is None else make_notebook(assignment, replacements)
+        nb = (
+            make_notebook(assignment, solved=False) if replacements is None else make_notebook(assignment, replacements)
+        )
         write_submission(root, student, assignment, nb)
 
 
@@ -56,8 +59,10 @@ def run_demo(out: Path, *, workers: int = 2, sandbox=None) -> int:
     results = grade_cohort(assignment, submissions, out / "graded", workers=workers, sandbox=sandbox)
     write_feedback_pages(assignment, results, out / "graded" / "feedback")
     modes = {rec.get("sandbox") for rec in results["students"].values()}
-    print(f"\nGraded {len(results['students'])} submissions in {time.monotonic() - started:.1f} s "
-          f"(sandbox: {', '.join(sorted(m for m in modes if m))}):\n")
+    print(
+        f"\nGraded {len(results['students'])} submissions in {time.monotonic() - started:.1f} s "
+        f"(sandbox: {', '.join(sorted(m for m in modes if m))}):\n"
+    )
     print(table(assignment, results))
     print(f"\nresults.json: {out / 'graded' / 'results.json'}; feedback pages: {out / 'graded' / 'feedback'}")
     return 0

@@ -5,6 +5,7 @@ Each task carries the notebook's bytes (workers need not share a filesystem) and
 once per thread, not once per submission. Results stream back as tasks finish and are stored
 by the caller exactly as local results are.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -12,9 +13,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from autograder.submission import Submission, grade_one
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import load_assignment
+from autograder.submission import Submission, grade_one
 
 _local = threading.local()
 _counter = itertools.count()
@@ -28,8 +29,7 @@ def _worker(config: SandboxConfig) -> Worker:
     return worker
 
 
-def grade_task(assignment_name: str, student: str, notebook: bytes | None, problem: str,
-               config: SandboxConfig) -> dict:
+def grade_task(assignment_name: str, student: str, notebook: bytes | None, problem: str, config: SandboxConfig) -> dict:
     assignment = load_assignment(assignment_name)
     if notebook is None:
         return grade_one(_worker(config), assignment, Submission(student, None, problem))
@@ -48,8 +48,16 @@ def grade_on_cluster(address: str, assignment, todo, sandbox: SandboxConfig | No
         futures = {}
         for sub, key in todo:
             data = sub.notebook.read_bytes() if sub.notebook is not None else None
-            future = client.submit(grade_task, assignment.name, sub.student, data, sub.problem, config,
-                                   key=f"grade-{assignment.name}-{key}", pure=False)
+            future = client.submit(
+                grade_task,
+                assignment.name,
+                sub.student,
+                data,
+                sub.problem,
+                config,
+                key=f"grade-{assignment.name}-{key}",
+                pure=False,
+            )
             futures[future] = (sub, key)
         for future in as_completed(futures):
             sub, key = futures[future]

@@ -1,4 +1,5 @@
 """Views of results.json: the terminal table, student feedback pages, CSV, JUnit, Gradescope."""
+
 from __future__ import annotations
 
 import csv
@@ -32,11 +33,15 @@ def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
     width = max([len(s) for s in results["students"]] + [7])
     lines = [f"{'student':<{width}}  {'score':>7}  passed  feedback on what did not pass"]
     for student, rec in sorted(results["students"].items()):
-        failing = [(q.grade_id, rec["questions"][q.grade_id]) for q in assignment.questions
-                   if rec["questions"].get(q.grade_id, {}).get("status") != "passed"]
+        failing = [
+            (q.grade_id, rec["questions"][q.grade_id])
+            for q in assignment.questions
+            if rec["questions"].get(q.grade_id, {}).get("status") != "passed"
+        ]
         score = f"{rec['score']:g}/{rec['max_score']:g}"
-        lines.append(f"{student:<{width}}  {score:>7}  {n - len(failing):>2}/{n:<3}  "
-                     + ("all correct" if not failing else ""))
+        lines.append(
+            f"{student:<{width}}  {score:>7}  {n - len(failing):>2}/{n:<3}  " + ("all correct" if not failing else "")
+        )
         for gid, q in failing[:shown]:
             lines.append(f"{'':<{width}}    {gid} ({q['status']}): {q['feedback']}")
         if len(failing) > shown:
@@ -59,21 +64,27 @@ def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
     titles = dict(_questions(assignment))
     rows = "".join(
         f"<tr><td>{html.escape(titles.get(gid, gid))}</td><td>{q['score']:g} / {q['max_score']:g}</td>"
-        f"<td class=\"{html.escape(q['status'])}\">{html.escape(q['status'])}</td>"
+        f'<td class="{html.escape(q["status"])}">{html.escape(q["status"])}</td>'
         f"<td>{html.escape(q['feedback'])}</td></tr>"
-        for gid, q in _in_order(assignment, rec["questions"]))
+        for gid, q in _in_order(assignment, rec["questions"])
+    )
     waiting = _pending(assignment, rec["questions"])
     rows += "".join(
         f"<tr><td>{html.escape(title)}</td><td>— / {q['max_score']:g}</td>"
-        f"<td class=\"pending\">pending</td><td>{html.escape(q['feedback'])}</td></tr>" for _, title, q in waiting)
+        f'<td class="pending">pending</td><td>{html.escape(q["feedback"])}</td></tr>'
+        for _, title, q in waiting
+    )
     notes = [rec["error"]] if rec.get("error") else []
     notes += rec.get("flags", [])
     if notes:
-        rows += "".join(f"<tr><td colspan=\"4\" class=\"note\">Note: {html.escape(n)}</td></tr>" for n in notes)
+        rows += "".join(f'<tr><td colspan="4" class="note">Note: {html.escape(n)}</td></tr>' for n in notes)
     title = html.escape(f"{assignment.name} — feedback for {student}")
     pending_points = sum(q["max_score"] for _, _, q in waiting)
-    pending = (f" autograded, <span class=\"pending\">+ {pending_points:g} points graded by hand, still to "
-               "come</span>" if waiting else "")
+    pending = (
+        f' autograded, <span class="pending">+ {pending_points:g} points graded by hand, still to come</span>'
+        if waiting
+        else ""
+    )
     return PAGE.format(title=title, score=rec["score"], max_score=rec["max_score"], rows=rows, pending=pending)
 
 
@@ -96,10 +107,15 @@ def write_junit(assignment: Assignment, results: dict, path: Path) -> None:
     suites = ET.Element("testsuites", name=assignment.name)
     for student, rec in sorted(results["students"].items()):
         qs = rec["questions"]
-        suite = ET.SubElement(suites, "testsuite", name=student, tests=str(len(qs)),
-                              skipped=str(sum(q["status"] == PENDING for q in qs.values())),
-                              failures=str(sum(q["status"] == "failed" for q in qs.values())),
-                              errors=str(sum(q["status"] in ("error", "timeout", "missing") for q in qs.values())))
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=student,
+            tests=str(len(qs)),
+            skipped=str(sum(q["status"] == PENDING for q in qs.values())),
+            failures=str(sum(q["status"] == "failed" for q in qs.values())),
+            errors=str(sum(q["status"] in ("error", "timeout", "missing") for q in qs.values())),
+        )
         for gid, q in qs.items():
             case = ET.SubElement(suite, "testcase", classname=f"{assignment.name}.{student}", name=gid)
             if q["status"] == PENDING:
@@ -118,10 +134,19 @@ def gradescope_results(assignment: Assignment, rec: dict) -> dict:
     return {
         "score": rec["score"],
         "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}"
-                  + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
-        "tests": [{"name": titles.get(gid, gid), "number": gid, "score": q["score"],
-                   "max_score": q["max_score"], "status": "passed" if q["status"] == "passed" else "failed",
-                   "output": q["feedback"], "visibility": "visible"} for gid, q in _in_order(assignment, rec["questions"])],
+        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
+        "tests": [
+            {
+                "name": titles.get(gid, gid),
+                "number": gid,
+                "score": q["score"],
+                "max_score": q["max_score"],
+                "status": "passed" if q["status"] == "passed" else "failed",
+                "output": q["feedback"],
+                "visibility": "visible",
+            }
+            for gid, q in _in_order(assignment, rec["questions"])
+        ],
     }
 
 

@@ -8,6 +8,7 @@ computed with the mutant installed, the verdict with it removed, so the referenc
 diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced,
 for the leak scan (tests/test_feedback_leaks.py).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -72,8 +73,8 @@ def _rejected(question: Question, probes, outcome) -> bool:
 def _outcome(mutation, question: Question, probes, function):
     """What the sandbox would report for this answer, each probe under the mutation analysis's
     time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
-    from autograder.runner import Outcome
     from autograder.in_process import as_handed_in
+    from autograder.runner import Outcome
     from autograder.spec import as_args
 
     results = []
@@ -90,8 +91,8 @@ def _outcome(mutation, question: Question, probes, function):
 
 
 def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str) -> None:
-    from autograder.judge import judge
     from autograder.in_process import known_wrong_outcome
+    from autograder.judge import judge
 
     for q in assignment.questions:
         probes = q.probes_for(student, assignment)
@@ -107,8 +108,9 @@ def _mutation_module():
     return mutation
 
 
-def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...],
-                  killed: dict[str, set[str]] | None = None) -> bool:
+def audit_mutants(
+    assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...], killed: dict[str, set[str]] | None = None
+) -> bool:
     """Adds the killed mutants; False when there is no mutation analysis to draw them from.
     ``killed`` (grade_id -> mutant names), from a mutation analysis already run, spares the
     check that every student's probes reject each mutant."""
@@ -132,19 +134,20 @@ def audit_mutants(assignment: Assignment, audit: FeedbackAudit, students: tuple[
                 with mutant.install():
                     outcomes = {s: _outcome(mutation, q, probes[s], mutant.function) for s in students}
             except Exception:  # noqa: BLE001 - a mutant that hangs or breaks the harness: the sandbox's
-                continue       # time limit would answer it, not feedback
+                continue  # time limit would answer it, not feedback
             if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
                 continue  # not killed (survivor or equivalent): the mutation analysis reports it
             first = students[0]
             verdict = judge(q, probes[first], outcomes[first])
             if verdict.status == "passed":  # judged with the real reference it is right: the mutation
-                continue                    # changed what the reference computes, not the answer
+                continue  # changed what the reference computes, not the answer
             audit.add(q, mutant.name, verdict)
     return True
 
 
-def audit_assignment(assignment: Assignment, *, mutants: bool = True,
-                     killed: dict[str, set[str]] | None = None) -> FeedbackAudit:
+def audit_assignment(
+    assignment: Assignment, *, mutants: bool = True, killed: dict[str, set[str]] | None = None
+) -> FeedbackAudit:
     from autograder.in_process import SELFTEST_STUDENTS
 
     audit = FeedbackAudit(assignment.name)
@@ -155,7 +158,7 @@ def audit_assignment(assignment: Assignment, *, mutants: bool = True,
 
 
 def summary_line(audits: list[FeedbackAudit]) -> str:
-    return (f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}")
+    return f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}"
 
 
 def report(assignment: Assignment, audits: list[FeedbackAudit], mutation_results=None) -> str:

@@ -6,6 +6,7 @@ above the question's check cell that has such a phrase. The release refuses a qu
 accepted symbols differ from that set (a symbol the text offers but the grader refuses is an
 "unknown symbol" at grading; one it accepts but the text never names is a hidden hint).
 """
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,14 @@ def offered_symbols(text: str) -> set[str] | None:
 
 def notebook_offers(nb, grade_id: str) -> set[str] | None:
     cells = nb.cells
-    index = next((i for i, c in enumerate(cells)
-                  if c.cell_type == "code" and c.source.strip().startswith(PLACEHOLDER + grade_id)), None)
+    index = next(
+        (
+            i
+            for i, c in enumerate(cells)
+            if c.cell_type == "code" and c.source.strip().startswith(PLACEHOLDER + grade_id)
+        ),
+        None,
+    )
     if index is None:
         return None
     for cell in reversed(cells[:index]):
@@ -45,8 +52,10 @@ def symbol_mismatches(assignment: Assignment, nb) -> list[str]:
             continue
         offered, accepted = notebook_offers(nb, q.grade_id), set(q.compare.symbols)
         if offered is None:
-            problems.append(f"{q.grade_id}: the notebook names no symbols for this formula "
-                            "(say 'in the symbols `a`, `b`' above its check cell)")
+            problems.append(
+                f"{q.grade_id}: the notebook names no symbols for this formula "
+                "(say 'in the symbols `a`, `b`' above its check cell)"
+            )
         elif offered != accepted:
             problems.append(f"{q.grade_id}: the text offers {sorted(offered)}, the grader accepts {sorted(accepted)}")
     return problems

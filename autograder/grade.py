@@ -5,6 +5,7 @@ finished (atomically), keyed by a fingerprint of the notebook and the question s
 killed batch re-run skips finished work and a spec change re-grades (replacing, never
 duplicating). ``OUT/results.json`` (the contract) is assembled from those files at the end.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,6 @@ import queue
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import storage
@@ -31,8 +31,12 @@ def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
     spec = importlib.util.find_spec("solutions")  # located, not imported
     if spec is not None and spec.submodule_search_locations:
         roots += [("solutions", Path(p)) for p in spec.submodule_search_locations]
-    files = [(f"{tag}/{path.relative_to(root).as_posix()}", path)
-             for tag, root in roots for path in root.rglob("*.py") if "__pycache__" not in path.parts]
+    files = [
+        (f"{tag}/{path.relative_to(root).as_posix()}", path)
+        for tag, root in roots
+        for path in root.rglob("*.py")
+        if "__pycache__" not in path.parts
+    ]
     return sorted(files) + [("judge.py", Path(__file__).parent / "judge.py")]
 
 
@@ -48,7 +52,7 @@ def fingerprint(sub: Submission, spec_hash: str) -> str:
     h = hashlib.sha256(spec_hash.encode())
     if sub.notebook is not None:
         for path in (sub.notebook, sub.notebook.parent / "timestamp.txt"):  # a re-collected
-            try:                                                            # submission re-grades
+            try:  # submission re-grades
                 h.update(path.read_bytes())
             except OSError:
                 h.update(b"absent")
@@ -86,9 +90,18 @@ class Progress:
             self.stream.flush()
 
 
-def grade_cohort(assignment: Assignment, submissions_dir: Path, out_dir: Path, *, workers: int = 2,
-                 force: bool = False, sandbox: SandboxConfig | None = None, progress: bool = True,
-                 scheduler: str | None = None, submissions: list[Submission] | None = None) -> dict:
+def grade_cohort(
+    assignment: Assignment,
+    submissions_dir: Path,
+    out_dir: Path,
+    *,
+    workers: int = 2,
+    force: bool = False,
+    sandbox: SandboxConfig | None = None,
+    progress: bool = True,
+    scheduler: str | None = None,
+    submissions: list[Submission] | None = None,
+) -> dict:
     """Grade ``submissions`` (from ``autograder.intake``), or else what ``discover`` finds."""
     out_dir = Path(out_dir)
     store = storage.ResultStore(out_dir)
@@ -152,8 +165,7 @@ def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
         finally:
             worker.stop()
 
-    threads = [threading.Thread(target=work, args=(i,), daemon=True)
-               for i in range(max(1, min(workers, len(todo))))]
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(max(1, min(workers, len(todo))))]
     for t in threads:
         t.start()
     for t in threads:
@@ -161,5 +173,7 @@ def _grade_locally(assignment, todo, store, workers, sandbox, bar) -> None:
     if errors:
         raise GradingIncomplete(f"grading stopped: {errors[0]!r}") from errors[0]
     if unsaved:
-        raise GradingIncomplete(f"{len(unsaved)} results could not be written ({unsaved[0]}); "
-                                "free the space and run the same command again — finished work is kept")
+        raise GradingIncomplete(
+            f"{len(unsaved)} results could not be written ({unsaved[0]}); "
+            "free the space and run the same command again — finished work is kept"
+        )

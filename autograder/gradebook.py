@@ -16,6 +16,7 @@ What formgrader then shows, as after ``nbgrader autograde``:
 * given the course directory, each submitted notebook is copied to
   ``autograded/{student}/{assignment}/`` — the file formgrader's grading view opens.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -36,8 +37,8 @@ def as_db_url(db: str) -> str:
     if "://" not in db:
         return f"sqlite:///{Path(db).resolve()}"
     prefix = "sqlite:///"
-    if db.startswith(prefix) and not db.startswith(prefix + "/") and db[len(prefix):] not in ("", ":memory:"):
-        return f"{prefix}{Path(db[len(prefix):]).resolve()}"
+    if db.startswith(prefix) and not db.startswith(prefix + "/") and db[len(prefix) :] not in ("", ":memory:"):
+        return f"{prefix}{Path(db[len(prefix) :]).resolve()}"
     return db
 
 
@@ -50,7 +51,7 @@ class Course:
 
 def _sqlite_dir(db_url: str) -> Path | None:
     prefix = "sqlite:///"
-    return Path(db_url[len(prefix):]).parent if db_url.startswith(prefix) else None
+    return Path(db_url[len(prefix) :]).parent if db_url.startswith(prefix) else None
 
 
 def find_course(db_url: str, course_id: str | None = None, search: list[Path] | None = None) -> Course:
@@ -102,7 +103,9 @@ def ensure_assignment(assignment: Assignment, db_url: str, course_id: str = NBGR
 
 def _drop_empty_default_course(db_url: str, course_id: str) -> None:
     """nbgrader's Gradebook() creates a ``default_course`` row whenever it is opened without one."""
-    from nbgrader.api import Assignment as AssignmentRow, Course as CourseRow, Gradebook
+    from nbgrader.api import Assignment as AssignmentRow
+    from nbgrader.api import Course as CourseRow
+    from nbgrader.api import Gradebook
 
     if course_id == NBGRADER_DEFAULT_COURSE:
         return
@@ -136,9 +139,16 @@ def _mark_autograded(grade, score: float) -> None:
         grade.needs_manual_grade = True  # the auto score moved under a manual override: review it
 
 
-def record_results(assignment: Assignment, results: dict, db: str, *, students: list[str] | None = None,
-                   course_id: str | None = None, notebooks: dict[str, Path] | None = None,
-                   course: Course | None = None) -> int:
+def record_results(
+    assignment: Assignment,
+    results: dict,
+    db: str,
+    *,
+    students: list[str] | None = None,
+    course_id: str | None = None,
+    notebooks: dict[str, Path] | None = None,
+    course: Course | None = None,
+) -> int:
     """Write the auto-scores of ``students`` (default: all in results who handed in a notebook).
 
     Returns the number of grades written. ``notebooks`` (student -> submitted notebook) are copied
@@ -151,8 +161,11 @@ def record_results(assignment: Assignment, results: dict, db: str, *, students: 
     print(f"gradebook: course {course.course_id!r} ({course.source})", file=sys.stderr)
     ensure_assignment(assignment, db_url, course.course_id)
     notebook_id = Path(assignment.notebook).stem
-    wanted = students if students is not None else [
-        s for s, rec in results["students"].items() if not _nothing_handed_in(rec)]
+    wanted = (
+        students
+        if students is not None
+        else [s for s, rec in results["students"].items() if not _nothing_handed_in(rec)]
+    )
     written = 0
     with Gradebook(db_url, course.course_id) as gb:
         for student in wanted:

@@ -17,6 +17,7 @@ is read from Gradescope's ``submission_metadata.json`` (first user; field ``emai
 ``AUTOGRADER_STUDENT_FIELD`` names another, e.g. ``sid``) or given as ``AUTOGRADER_STUDENT``.
 It must equal the student's JupyterHub user name, as the notebook used ``JUPYTERHUB_USER``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,20 +71,29 @@ exec "$PYTHON" -m autograder.gradescope {ps} \\
 
 # ---------------------------------------------------------------- the zip
 
+
 def kit_files(assignment: Assignment) -> list[tuple[Path, str]]:
     """(file on disk, name in the zip): the kit's package and references, and this problem set's
     source and release laid out as a course of one problem set (kit/ is that course)."""
     from autograder.release import released_notebook
 
-    trees = [(REPO_ROOT / "autograder", "kit/autograder"), (REPO_ROOT / "solutions", "kit/solutions"),
-             (assignment.source_dir, f"kit/source/{assignment.name}"),
-             (released_notebook(assignment).parent, f"kit/release/{assignment.name}")]
+    trees = [
+        (REPO_ROOT / "autograder", "kit/autograder"),
+        (REPO_ROOT / "solutions", "kit/solutions"),
+        (assignment.source_dir, f"kit/source/{assignment.name}"),
+        (released_notebook(assignment).parent, f"kit/release/{assignment.name}"),
+    ]
     files = [(REPO_ROOT / n, f"kit/{n}") for n in ("pyproject.toml", "README.md", "dev") if (REPO_ROOT / n).is_file()]
     shipped = REPO_ROOT / "autograder" / "problem_sets"  # the kit's own problem sets: only this one goes in
     for root, name in trees:
-        files += [(p, f"{name}/{p.relative_to(root).as_posix()}") for p in root.rglob("*")
-                  if p.is_file() and not SKIP_PARTS & set(p.parts) and p.suffix not in (".pyc", ".pyo")
-                  and (root == assignment.source_dir or not p.is_relative_to(shipped))]
+        files += [
+            (p, f"{name}/{p.relative_to(root).as_posix()}")
+            for p in root.rglob("*")
+            if p.is_file()
+            and not SKIP_PARTS & set(p.parts)
+            and p.suffix not in (".pyc", ".pyo")
+            and (root == assignment.source_dir or not p.is_relative_to(shipped))
+        ]
     return sorted(files, key=lambda item: item[1])
 
 
@@ -116,8 +126,9 @@ def cmd_gradescope_zip(args) -> int:
 
     assignment = load_assignment(args.problem_set)
     names = build_zip(assignment, Path(args.out))
-    print(f"{args.out}: Gradescope autograder for {assignment.name} ({len(names)} files: "
-          "setup.sh, run_autograder, kit/)")
+    print(
+        f"{args.out}: Gradescope autograder for {assignment.name} ({len(names)} files: setup.sh, run_autograder, kit/)"
+    )
     return 0
 
 
@@ -129,6 +140,7 @@ def register(sub) -> None:
 
 
 # ---------------------------------------------------------------- inside Gradescope
+
 
 class SubmissionProblem(Exception):
     """Something about what the student handed in: graded as zero, with this explanation."""
@@ -157,13 +169,23 @@ def find_notebook(folder: Path, assignment: Assignment) -> Path:
         return exact[0]
     if len(found) == 1:
         return found[0]
-    raise SubmissionProblem(f"expected one notebook named {assignment.notebook} in the submission, "
-                            f"found {len(found)}: {', '.join(p.name for p in found) or 'none'}")
+    raise SubmissionProblem(
+        f"expected one notebook named {assignment.notebook} in the submission, "
+        f"found {len(found)}: {', '.join(p.name for p in found) or 'none'}"
+    )
 
 
 def zero_record(assignment: Assignment, reason: str) -> dict:
-    questions = {q.grade_id: {"score": 0.0, "max_score": float(q.points), "status": "missing",
-                              "feedback": reason, "misconception": None} for q in assignment.questions}
+    questions = {
+        q.grade_id: {
+            "score": 0.0,
+            "max_score": float(q.points),
+            "status": "missing",
+            "feedback": reason,
+            "misconception": None,
+        }
+        for q in assignment.questions
+    }
     return {"score": 0.0, "max_score": assignment.max_score, "questions": questions}
 
 
@@ -180,8 +202,7 @@ def grade_submission(assignment: Assignment, submission: Path, metadata: Path) -
         folder = Path(tmp) / "submissions" / student / assignment.name
         folder.mkdir(parents=True)
         shutil.copy(notebook, folder / assignment.notebook)
-        results = grade_cohort(assignment, Path(tmp) / "submissions", Path(tmp) / "out", workers=1,
-                               progress=False)
+        results = grade_cohort(assignment, Path(tmp) / "submissions", Path(tmp) / "out", workers=1, progress=False)
     return results["students"][student]
 
 

@@ -4,6 +4,7 @@ The self-test, the mutation analysis, the feedback audit and the visible checks 
 would the sandbox have sent back for this function?" without running a sandbox: the answer is
 one of the instructor's (a known-wrong answer, a mutant of the reference), trusted code.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

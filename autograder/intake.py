@@ -20,6 +20,7 @@ A roster CSV (``--roster``) maps LMS numbers, names and e-mails to the course's 
 (a Canvas gradebook export works as one); with a roster, a submission that maps to nobody in
 it is unmatched. Unmatched entries are reported; the caller exits non-zero.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,10 +64,16 @@ class Intake:
 
 
 def default_id_pattern(assignment: Assignment) -> str:
-    names = "|".join(re.escape(n) for n in sorted({assignment.name, assignment.name.split('_', 1)[0],
-                                                     Path(assignment.notebook).stem}, key=len, reverse=True))
-    return (rf"(?:(?:{names})[_-])?(?P<id>[A-Za-z0-9][A-Za-z0-9.@+-]*(?:_[A-Za-z0-9.@+-]+)*?)"
-            rf"(?:[_-](?:{names}))?\.ipynb")
+    names = "|".join(
+        re.escape(n)
+        for n in sorted(
+            {assignment.name, assignment.name.split("_", 1)[0], Path(assignment.notebook).stem}, key=len, reverse=True
+        )
+    )
+    return (
+        rf"(?:(?:{names})[_-])?(?P<id>[A-Za-z0-9][A-Za-z0-9.@+-]*(?:_[A-Za-z0-9.@+-]+)*?)"
+        rf"(?:[_-](?:{names}))?\.ipynb"
+    )
 
 
 def _visible(folder: Path) -> list[Path]:
@@ -124,13 +131,16 @@ class _Collector:
 
 # ---------------------------------------------------------------- layouts
 
+
 def _course_root(folder: Path, entries: list[Path]) -> str | None:
     dirs = {p.name for p in entries if p.is_dir()}
     if (folder / "nbgrader_config.py").is_file() or len(dirs & COURSE_DIRS) >= 2 or (dirs and dirs <= COURSE_DIRS):
         hint = f"; pass {folder / 'submitted'}" if (folder / "submitted").is_dir() else ""
-        return (f"{folder} looks like a course directory (it has "
-                f"{', '.join(sorted(dirs & COURSE_DIRS) or ['nbgrader_config.py'])}), "
-                f"not a folder of submissions: its folders are not students{hint}")
+        return (
+            f"{folder} looks like a course directory (it has "
+            f"{', '.join(sorted(dirs & COURSE_DIRS) or ['nbgrader_config.py'])}), "
+            f"not a folder of submissions: its folders are not students{hint}"
+        )
     return None
 
 
@@ -164,7 +174,9 @@ def _moodle(c: _Collector, folder: Path, entries: list[Path]) -> None:
     for entry in entries:
         m = MOODLE_RE.fullmatch(entry.name)
         if not m:
-            c.unmatched.append(f"{entry.name}: not a Moodle submission folder (<Full Name>_<id>_assignsubmission_file_)")
+            c.unmatched.append(
+                f"{entry.name}: not a Moodle submission folder (<Full Name>_<id>_assignsubmission_file_)"
+            )
             continue
         student = c.student(entry, m["uid"], m["name"], natural=m["uid"])
         if student is None:
@@ -224,8 +236,10 @@ def _flat(c: _Collector, folder: Path, entries: list[Path], id_pattern: re.Patte
             if len(found) == 1:
                 c.add(found[0], _notebooks([entry]))
             else:
-                c.unmatched.append(f"{entry.name}: its name holds {len(found)} roster ids"
-                                   + (f" ({', '.join(found[:3])})" if found else ""))
+                c.unmatched.append(
+                    f"{entry.name}: its name holds {len(found)} roster ids"
+                    + (f" ({', '.join(found[:3])})" if found else "")
+                )
             continue
         names = {a.name.lower(), a.name.split("_", 1)[0].lower(), Path(a.notebook).stem.lower()}
         m = None if entry.stem.lower() in names else pattern.fullmatch(entry.name)
@@ -256,8 +270,15 @@ def _detect(folder: Path, entries: list[Path], id_pattern) -> str | None:
     return None
 
 
-def collect(source: Path, assignment: Assignment, work_dir: Path, *, id_pattern: str | None = None,
-            roster: Path | None = None, limits: Limits = DEFAULT_LIMITS) -> Intake:
+def collect(
+    source: Path,
+    assignment: Assignment,
+    work_dir: Path,
+    *,
+    id_pattern: str | None = None,
+    roster: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Intake:
     """Find every student's notebook in ``source`` (a folder or a zip, unpacked under work_dir)."""
     source = Path(source)
     pattern = None
@@ -299,7 +320,8 @@ def collect(source: Path, assignment: Assignment, work_dir: Path, *, id_pattern:
             c.unmatched.append(f"{entry.name}: a symbolic link (not followed)")
     entries = [e for e in entries if not e.is_symlink()]
     {"gradescope": _gradescope, "moodle": _moodle, "canvas": _canvas, "folders": _folders}.get(
-        layout, lambda c, f, e: _flat(c, f, e, pattern))(c, folder, entries)
+        layout, lambda c, f, e: _flat(c, f, e, pattern)
+    )(c, folder, entries)
     intake = Intake(layout, c.submissions(), c.unmatched, c.notes)
     if roster_obj is not None:
         absent = sorted(set(roster_obj.ids) - set(intake.graded_students))
@@ -307,8 +329,10 @@ def collect(source: Path, assignment: Assignment, work_dir: Path, *, id_pattern:
             intake.notes.append(f"{len(absent)} roster students handed nothing in: {', '.join(absent[:10])}")
     if not intake.graded_students:
         detail = "; ".join([s.problem for s in intake.submissions[:3]] + intake.unmatched[:5])
-        raise IntakeError(f"{folder}: read as {layout}, but no {assignment.name} notebook was found for "
-                          f"anyone ({len(intake.submissions)} candidates){': ' + detail if detail else ''}")
+        raise IntakeError(
+            f"{folder}: read as {layout}, but no {assignment.name} notebook was found for "
+            f"anyone ({len(intake.submissions)} candidates){': ' + detail if detail else ''}"
+        )
     return intake
 
 
@@ -324,8 +348,10 @@ def _wrapper(folder: Path, entries: list[Path], assignment: Assignment) -> bool:
 def _nothing_found(folder: Path, entries: list[Path], assignment: Assignment) -> str:
     dirs = [p.name for p in entries if p.is_dir()]
     files = [p.name for p in entries if p.is_file()]
-    return (f"{folder}: no submissions recognised ({len(dirs)} folders, {len(files)} files"
-            + (f": {', '.join((dirs + files)[:6])}" if entries else "") + "). Expected "
-            f"{{student}}/{assignment.name}/*.ipynb, {{student}}/*.ipynb, a flat folder of "
-            "<student>.ipynb, or a Canvas / Moodle / Gradescope export")
-
+    return (
+        f"{folder}: no submissions recognised ({len(dirs)} folders, {len(files)} files"
+        + (f": {', '.join((dirs + files)[:6])}" if entries else "")
+        + "). Expected "
+        f"{{student}}/{assignment.name}/*.ipynb, {{student}}/*.ipynb, a flat folder of "
+        "<student>.ipynb, or a Canvas / Moodle / Gradescope export"
+    )

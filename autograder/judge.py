@@ -8,6 +8,7 @@ does, ``judging.diagnose`` looks for how the values relate to the reference (a f
 axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
 (``public_label``, ``without_hidden_names``).
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -52,8 +53,9 @@ def matching_misconception(question: Question, probes: list[Probe], items: list[
     """The first known-wrong answer that reproduces every probe's outcome, if any. ``items``
     are the returned outcomes ({"value": …} or {"error": "Type: message"}); plain values are
     accepted too."""
-    items = [item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item}
-             for item in items]
+    items = [
+        item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item} for item in items
+    ]
     for mis in question.misconceptions:
         if all(_reproduces(question, mis, p, item) for p, item in zip(probes, items)):
             return mis
@@ -76,10 +78,13 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
             return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
         if "error" in item:
             if item["error"].startswith("NotImplementedError"):
-                return result("error", f"`{question.answer}` is not implemented yet: replace the "
-                                       "release's `raise NotImplementedError()` with your code")
+                return result(
+                    "error",
+                    f"`{question.answer}` is not implemented yet: replace the "
+                    "release's `raise NotImplementedError()` with your code",
+                )
             raised = f"`{question.answer}` on {where} raised {item['error']}"
-            mis = matching_misconception(question, probes, outcome.results[:len(probes)])
+            mis = matching_misconception(question, probes, outcome.results[: len(probes)])
             if mis is not None:  # a known mistake that crashes (an index past the table, …)
                 return result("error", f"{mis.feedback} ({raised})", mis.name)
             found = _crash_diagnosis(question, probes, outcome.results)
@@ -97,8 +102,11 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         return result("failed", mis.feedback, mis.name)
     found = _diagnosis(question, probes, values)
     if found is not None:
-        lead = ("is not equivalent to the expected formula" if found.kind == "formula_terms"
-                else "does not match the reference")
+        lead = (
+            "is not equivalent to the expected formula"
+            if found.kind == "formula_terms"
+            else "does not match the reference"
+        )
         return result("failed", f"`{question.answer}` {lead}: {found.feedback}", diagnosis=found.kind)
     shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
     return result("failed", f"`{question.answer}` does not match the reference — {shown}")

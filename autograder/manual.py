@@ -5,6 +5,7 @@ They appear in ``results.json`` and on feedback pages as ``pending`` with their 
 student reads "13/15 autograded, 3 points graded by hand still to come" rather than a bare 13/15.
 Their entry's ``score`` is 0 and never counts in the record's ``score`` (the autograded total).
 """
+
 from __future__ import annotations
 
 import functools
@@ -59,9 +60,16 @@ def hand_graded(assignment: Assignment) -> tuple[HandGraded, ...]:
 
 def pending_entries(assignment: Assignment) -> dict[str, dict]:
     """results.json ``questions`` entries for the hand-graded cells."""
-    return {h.grade_id: {"score": 0.0, "max_score": h.points, "status": PENDING,
-                         "feedback": PENDING_FEEDBACK, "misconception": None}
-            for h in hand_graded(assignment)}
+    return {
+        h.grade_id: {
+            "score": 0.0,
+            "max_score": h.points,
+            "status": PENDING,
+            "feedback": PENDING_FEEDBACK,
+            "misconception": None,
+        }
+        for h in hand_graded(assignment)
+    }
 
 
 def autograded(questions: dict) -> dict:

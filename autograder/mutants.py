@@ -7,6 +7,7 @@
 * argument mutants: the reference ignoring one argument — keeping its default, the visible
   example's value, or (for positions) 0..T-1.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,9 +16,9 @@ import importlib
 import inspect
 import textwrap
 import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class Mutant:
 
 
 # ---------------------------------------------------------------- targets and installation
+
 
 def _in_course(function, roots: tuple[Path, ...]) -> bool:
     try:
@@ -113,7 +115,7 @@ def source_level_mutants(reference, roots) -> list[Mutant]:
             if target is reference:
                 mutants.append(Mutant(m.name, m.function, site=site))
             else:
-                install = (lambda o=target, r=m.function: _swapped(o, r, namespaces))
+                install = lambda o=target, r=m.function: _swapped(o, r, namespaces)
                 mutants.append(Mutant(m.name, reference, install, site))
     return mutants
 
@@ -125,6 +127,7 @@ def _forcing(reference, index: int, name: str, value) -> Callable:
         bound = signature.bind(*args, **kwargs)
         bound.arguments[name] = value
         return reference(*bound.args, **bound.kwargs)
+
     return mutant
 
 
@@ -143,6 +146,7 @@ def _positions_mutant(reference, name: str) -> Callable:
         if bound.arguments.get(name) is not None:
             bound.arguments[name] = _arange_like(bound.arguments[name])
         return reference(*bound.args, **bound.kwargs)
+
     return mutant
 
 
@@ -150,20 +154,35 @@ def argument_mutants(q: Question) -> list[Mutant]:
     """Answers that ignore one argument: keep its default, the visible example's value, or
     (for positions) 0..T-1."""
     mutants = []
-    params = [p for p in inspect.signature(q.reference).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [
+        p
+        for p in inspect.signature(q.reference).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     for index, p in enumerate(params):
         if p.default is not inspect.Parameter.empty:
-            mutants.append(Mutant(f"ignores `{p.name}` (keeps the default {p.default!r})",
-                                  _forcing(q.reference, index, p.name, p.default)))
-        shown = {repr(v.args[index]) for v in q.visible if index < len(v.args)
-                 and isinstance(v.args[index], (bool, int, float, type(None)))}
+            mutants.append(
+                Mutant(
+                    f"ignores `{p.name}` (keeps the default {p.default!r})",
+                    _forcing(q.reference, index, p.name, p.default),
+                )
+            )
+        shown = {
+            repr(v.args[index])
+            for v in q.visible
+            if index < len(v.args) and isinstance(v.args[index], (bool, int, float, type(None)))
+        }
         if len(shown) == 1 and len(q.visible) == sum(index < len(v.args) for v in q.visible):
             value = q.visible[0].args[index]
             if p.default is inspect.Parameter.empty or repr(p.default) != repr(value):
-                mutants.append(Mutant(f"ignores `{p.name}` (uses the visible example's {value!r})",
-                                      _forcing(q.reference, index, p.name, value)))
+                mutants.append(
+                    Mutant(
+                        f"ignores `{p.name}` (uses the visible example's {value!r})",
+                        _forcing(q.reference, index, p.name, value),
+                    )
+                )
         if "position" in p.name or p.name in ("pos", "positions"):
-            mutants.append(Mutant(f"ignores `{p.name}` (assumes positions 0..T-1)",
-                                  _positions_mutant(q.reference, p.name)))
+            mutants.append(
+                Mutant(f"ignores `{p.name}` (assumes positions 0..T-1)", _positions_mutant(q.reference, p.name))
+            )
     return mutants

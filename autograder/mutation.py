@@ -16,6 +16,7 @@ A problem set's ``questions.py`` may name accepted survivors, with the reason, i
 ``ACCEPTED_MUTANTS = {grade_id: {mutant name: reason}}`` and exempt questions in
 ``MUTATION_EXEMPT = {grade_id: reason}``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,9 +27,9 @@ import sys
 import threading
 import time
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -71,13 +72,16 @@ class MutationResult:
         out = [f"{self.grade_id}: mutant survives the hidden probes: {m}" for m in self.unaccepted]
         accepted = [m for m in self.survived if m in self.accepted]
         if self.non_equivalent and len(accepted) > 0.05 * self.non_equivalent:
-            out.append(f"{self.grade_id}: {len(accepted)} accepted survivors — more than 5 % of "
-                       f"{self.non_equivalent} mutants")
+            out.append(
+                f"{self.grade_id}: {len(accepted)} accepted survivors — more than 5 % of {self.non_equivalent} mutants"
+            )
         return out
 
     def summary(self) -> str:
-        text = (f"mutation {self.grade_id}: {len(self.killed)}/{self.non_equivalent} killed "
-                f"({100 * self.score:.0f} %), {len(self.equivalent)} equivalent")
+        text = (
+            f"mutation {self.grade_id}: {len(self.killed)}/{self.non_equivalent} killed "
+            f"({100 * self.score:.0f} %), {len(self.equivalent)} equivalent"
+        )
         if self.generated > len(self.killed) + len(self.survived) + len(self.equivalent):
             text += f", {self.generated} generated"
         return text
@@ -102,6 +106,7 @@ def _recording_lines(functions, into: set):
 
     def on_call(frame, event, arg):
         return local if frame.f_code in codes else None
+
     previous = sys.gettrace()
     sys.settrace(on_call)
     try:
@@ -111,6 +116,7 @@ def _recording_lines(functions, into: set):
 
 
 # ---------------------------------------------------------------- running
+
 
 class _Timeout(Exception):
     pass
@@ -126,6 +132,7 @@ def _time_limit(cpu_seconds: float):
 
     def expire(signum, frame):
         raise _Timeout()
+
     previous = signal.signal(signal.SIGPROF, expire)
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
     try:
@@ -149,14 +156,22 @@ class _CachedQuestion(Question):
 def _perturbed(q: Question, probe: Probe) -> list[Probe]:
     """The probe with one scalar argument changed, or one omitted default passed explicitly."""
     out = []
-    params = [p for p in inspect.signature(q.reference).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [
+        p
+        for p in inspect.signature(q.reference).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     for i, arg in enumerate(probe.args):
         changed = _changed_scalar(arg)
         if changed is not None:
-            out.append(Probe(probe.args[:i] + (changed,) + probe.args[i + 1:], f"{probe.label} (arg {i} changed)",
-                             dict(probe.kwargs)))
-    for p in params[len(probe.args):]:
+            out.append(
+                Probe(
+                    probe.args[:i] + (changed,) + probe.args[i + 1 :],
+                    f"{probe.label} (arg {i} changed)",
+                    dict(probe.kwargs),
+                )
+            )
+    for p in params[len(probe.args) :]:
         changed = _changed_scalar(p.default) if p.default is not inspect.Parameter.empty else None
         if changed is not None and p.name not in probe.kwargs:
             out.append(Probe(probe.args, f"{probe.label} ({p.name} given)", {**probe.kwargs, p.name: changed}))
@@ -184,9 +199,8 @@ def _sample(q: Question, seeds: int) -> list[Probe]:
 
 class _Analysis:
     def __init__(self, q: Question, assignment: Assignment, seeds: int, targets: list):
-        from autograder.in_process import SELFTEST_STUDENTS
-
         import autograder.judge  # noqa: F401 - imported before any mutant runs under a time limit
+        from autograder.in_process import SELFTEST_STUDENTS
 
         self.q = q
         self.students = {s: q.probes_for(s, assignment) for s in SELFTEST_STUDENTS}
@@ -212,8 +226,8 @@ class _Analysis:
         self.cached = _CachedQuestion(**{**fields, "misconceptions": ()}, cache=cache)
 
     def rejected(self, probes: list[Probe], function, slowdown: float = SLOWDOWN_LIMIT) -> bool:
-        from autograder.judge import judge
         from autograder.in_process import known_wrong_outcome
+        from autograder.judge import judge
 
         try:
             with _time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):
@@ -232,7 +246,7 @@ class _Analysis:
             if len(passing) < len(self.students):
                 return "survived"
             for start in range(0, len(self.sample), 8):
-                if self.rejected(self.sample[start:start + 8], mutant.function, SAMPLE_SLOWDOWN_LIMIT):
+                if self.rejected(self.sample[start : start + 8], mutant.function, SAMPLE_SLOWDOWN_LIMIT):
                     return "survived"
         return "equivalent"
 
@@ -258,15 +272,22 @@ def question_mutants(q: Question, assignment: Assignment, extra: dict | None = N
     return list(unique.values())
 
 
-def analyse_question(q: Question, assignment: Assignment, *, seeds: int = SAMPLE_SEEDS,
-                     extra: dict | None = None, accepted: dict | None = None) -> MutationResult:
+def analyse_question(
+    q: Question,
+    assignment: Assignment,
+    *,
+    seeds: int = SAMPLE_SEEDS,
+    extra: dict | None = None,
+    accepted: dict | None = None,
+) -> MutationResult:
     analysis = _Analysis(q, assignment, seeds, mutation_targets(q.reference, _roots(assignment)))
     result = MutationResult(q.grade_id, accepted=dict(accepted or {}))
     mutants = question_mutants(q, assignment, extra)
     result.generated = len(mutants)
     for mutant in mutants:
-        getattr(result, {"killed": "killed", "survived": "survived", "equivalent": "equivalent"}[
-            analysis.classify(mutant)]).append(mutant.name)
+        getattr(
+            result, {"killed": "killed", "survived": "survived", "equivalent": "equivalent"}[analysis.classify(mutant)]
+        ).append(mutant.name)
     return result
 
 
@@ -285,6 +306,8 @@ def analyse(assignment: Assignment, *, seeds: int = SAMPLE_SEEDS, only: str | No
     module = spec_module(assignment)
     extra = getattr(module, "EXTRA_MUTANTS", {})
     accepted = getattr(module, "ACCEPTED_MUTANTS", {})
-    return [analyse_question(q, assignment, seeds=seeds, extra=extra.get(q.grade_id),
-                             accepted=accepted.get(q.grade_id))
-            for q in function_questions(assignment) if only in (None, q.grade_id)]
+    return [
+        analyse_question(q, assignment, seeds=seeds, extra=extra.get(q.grade_id), accepted=accepted.get(q.grade_id))
+        for q in function_questions(assignment)
+        if only in (None, q.grade_id)
+    ]

@@ -10,6 +10,7 @@ callee replaced by its default), a swapped twin function (min/max, sin/cos, tril
 Each mutant is the function's AST with exactly one site changed, compiled into the function's
 own module globals, so it calls what the reference calls.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,21 +18,77 @@ import copy
 import inspect
 import textwrap
 import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
-BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-               ast.FloorDiv: ast.Div, ast.Pow: ast.Mult, ast.Mod: ast.FloorDiv}
-COMPARE_SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
-                 ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+BINOP_SWAPS = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Pow: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+}
+COMPARE_SWAPS = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
 # a method call replaced by its receiver: the transpose, mask, sort, clamp ... is dropped
-DROPPABLE_METHODS = {"transpose", "t", "permute", "flip", "sort", "argsort", "masked_fill", "masked_fill_",
-                     "tril", "triu", "nan_to_num", "clamp", "clamp_min", "clamp_max", "roll", "softmax",
-                     "log_softmax", "cumsum", "abs", "sqrt", "exp", "log", "flatten", "squeeze", "unsqueeze"}
+DROPPABLE_METHODS = {
+    "transpose",
+    "t",
+    "permute",
+    "flip",
+    "sort",
+    "argsort",
+    "masked_fill",
+    "masked_fill_",
+    "tril",
+    "triu",
+    "nan_to_num",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "roll",
+    "softmax",
+    "log_softmax",
+    "cumsum",
+    "abs",
+    "sqrt",
+    "exp",
+    "log",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+}
 DROPPABLE_ATTRIBUTES = {"T", "mT"}
-TWINS = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax", "amax": "amin", "amin": "amax",
-         "sin": "cos", "cos": "sin", "tril": "triu", "triu": "tril", "floor": "ceil", "ceil": "floor",
-         "sum": "mean", "mean": "sum", "relu": "gelu", "gelu": "relu"}
+TWINS = {
+    "max": "min",
+    "min": "max",
+    "argmax": "argmin",
+    "argmin": "argmax",
+    "amax": "amin",
+    "amin": "amax",
+    "sin": "cos",
+    "cos": "sin",
+    "tril": "triu",
+    "triu": "tril",
+    "floor": "ceil",
+    "ceil": "floor",
+    "sum": "mean",
+    "mean": "sum",
+    "relu": "gelu",
+    "gelu": "relu",
+}
 
 
 @dataclass(frozen=True)
@@ -74,14 +131,19 @@ def _replace_placeholder(tree: ast.expr, expr: ast.expr) -> ast.expr:
     class Fill(ast.NodeTransformer):
         def visit_Name(self, node):
             return copy.deepcopy(expr) if node.id == "__X" else node
+
     return Fill().visit(tree)
 
 
 def _sites(func: ast.FunctionDef, defaults: dict) -> Iterator[tuple[ast.AST, str, Callable[[ast.AST], ast.AST]]]:
     """(node, description, make_replacement) for every single-site mutation in ``func``."""
     body = func.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(getattr(body[0], "value", None), ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]  # the docstring is not code
     for stmt in body:
         for node in ast.walk(stmt):
@@ -130,13 +192,19 @@ def _call_sites(node, defaults):
             yield node, f"{name} -> {twin}", lambda n, t=twin: _with(n, func=ast.Name(t, ast.Load()))
     for i, kw in enumerate(node.keywords):
         if kw.arg is not None:
-            yield node, f"keyword {kw.arg}= dropped from {name}()", \
-                lambda n, i=i: _with(n, keywords=n.keywords[:i] + n.keywords[i + 1:])
+            yield (
+                node,
+                f"keyword {kw.arg}= dropped from {name}()",
+                lambda n, i=i: _with(n, keywords=n.keywords[:i] + n.keywords[i + 1 :]),
+            )
     for i, arg in enumerate(node.args):  # a parameter passed on is replaced by its default
         if isinstance(arg, ast.Name) and arg.id in defaults:
             default = defaults[arg.id]
-            yield node, f"argument {arg.id} -> its default {default!r} in {name}()", \
-                lambda n, i=i, d=default: _with(n, args=n.args[:i] + [ast.Constant(d)] + n.args[i + 1:])
+            yield (
+                node,
+                f"argument {arg.id} -> its default {default!r} in {name}()",
+                lambda n, i=i, d=default: _with(n, args=n.args[:i] + [ast.Constant(d)] + n.args[i + 1 :]),
+            )
 
 
 def _with(node, **changes):
@@ -147,8 +215,15 @@ def _with(node, **changes):
 
 
 def _op(op) -> str:
-    return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**",
-            ast.Mod: "%"}.get(type(op), type(op).__name__)
+    return {
+        ast.Add: "+",
+        ast.Sub: "-",
+        ast.Mult: "*",
+        ast.Div: "/",
+        ast.FloorDiv: "//",
+        ast.Pow: "**",
+        ast.Mod: "%",
+    }.get(type(op), type(op).__name__)
 
 
 def _parse(function) -> ast.FunctionDef | None:
@@ -199,8 +274,14 @@ def source_mutants(function) -> list[SourceMutant]:
         where = f"line {getattr(site, 'lineno', original.lineno) - original.lineno}:{getattr(site, 'col_offset', 0)}"
         replaced = _replace_node(tree, site, make(site))
         try:
-            mutants.append(SourceMutant(function, f"{where} {desc}", _compile(function, replaced),
-                                        first_line + getattr(site, "lineno", original.lineno) - 1))
+            mutants.append(
+                SourceMutant(
+                    function,
+                    f"{where} {desc}",
+                    _compile(function, replaced),
+                    first_line + getattr(site, "lineno", original.lineno) - 1,
+                )
+            )
         except (SyntaxError, ValueError, TypeError):
             continue  # not every change compiles (a walrus target, a constant keyword)
     return mutants
@@ -212,4 +293,5 @@ def _replace_node(tree: ast.FunctionDef, site: ast.AST, new: ast.AST) -> ast.Fun
             if node is site:
                 return new
             return self.generic_visit(node)
+
     return Swap().visit(tree)

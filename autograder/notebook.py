@@ -5,6 +5,7 @@ The notebook is only JSON here. Code cells are kept as the student wrote them, m
 nbgrader's autograded test cells are left out — their points come from the hidden probes,
 judged here.
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,8 +46,10 @@ def read_notebook(path: Path) -> StudentNotebook:
     if size == 0:
         raise NotebookError(f"{path.name} is empty")
     if size > MAX_NOTEBOOK_BYTES:
-        raise NotebookError(f"{path.name} is {size / 2**20:.0f} MiB; notebooks over "
-                            f"{MAX_NOTEBOOK_BYTES >> 20} MiB are not graded (clear large outputs)")
+        raise NotebookError(
+            f"{path.name} is {size / 2**20:.0f} MiB; notebooks over "
+            f"{MAX_NOTEBOOK_BYTES >> 20} MiB are not graded (clear large outputs)"
+        )
     try:
         raw = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -12,6 +12,7 @@
 
 The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
 """
+
 from __future__ import annotations
 
 import filecmp
@@ -26,9 +27,9 @@ import shutil
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 
@@ -42,6 +43,7 @@ SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN 
 
 
 # ---------------------------------------------------------------- stages
+
 
 @dataclass
 class ReleaseContext:
@@ -64,8 +66,10 @@ def copy_source(ctx: ReleaseContext) -> None:
     target.mkdir(parents=True)
     for name in (ctx.assignment.notebook, *ctx.assignment.extra_files):
         if not (ctx.assignment.source_dir / name).is_file():
-            raise SystemExit(f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
-                             "(the source notebook and the extra files questions.py names)")
+            raise SystemExit(
+                f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
+                "(the source notebook and the extra files questions.py names)"
+            )
         shutil.copy2(ctx.assignment.source_dir / name, target / name)
     ctx.notebook = target / ctx.assignment.notebook
 
@@ -73,18 +77,20 @@ def copy_source(ctx: ReleaseContext) -> None:
 def student_params_source(assignment: Assignment) -> str:
     """The cell that gives a student their personal parameters: the spec's own function, copied."""
     fn = assignment.student_params
-    return "\n".join([
-        "# Your personal parameters. The grader derives exactly the same ones from your student id",
-        "# (your JupyterHub user name). Working elsewhere? Replace 'your-student-id' with your id.",
-        "import os",
-        "",
-        'STUDENT_ID = os.environ.get("JUPYTERHUB_USER", "your-student-id")',
-        "",
-        textwrap.dedent(inspect.getsource(fn)).strip(),
-        "",
-        f"PARAMS = {fn.__name__}(STUDENT_ID)",
-        "print(STUDENT_ID, PARAMS)",
-    ])
+    return "\n".join(
+        [
+            "# Your personal parameters. The grader derives exactly the same ones from your student id",
+            "# (your JupyterHub user name). Working elsewhere? Replace 'your-student-id' with your id.",
+            "import os",
+            "",
+            'STUDENT_ID = os.environ.get("JUPYTERHUB_USER", "your-student-id")',
+            "",
+            textwrap.dedent(inspect.getsource(fn)).strip(),
+            "",
+            f"PARAMS = {fn.__name__}(STUDENT_ID)",
+            "print(STUDENT_ID, PARAMS)",
+        ]
+    )
 
 
 def fill_visible_checks(ctx: ReleaseContext) -> None:
@@ -94,9 +100,10 @@ def fill_visible_checks(ctx: ReleaseContext) -> None:
         if cell.cell_type != "code":
             continue
         if source.startswith(PLACEHOLDER):
-            grade_id = source[len(PLACEHOLDER):].split("\n", 1)[0].strip()
-            cell.source = visible_check_source(ctx.assignment.question(grade_id), ctx.assignment,
-                                               document_values(ctx.assignment))
+            grade_id = source[len(PLACEHOLDER) :].split("\n", 1)[0].strip()
+            cell.source = visible_check_source(
+                ctx.assignment.question(grade_id), ctx.assignment, document_values(ctx.assignment)
+            )
         elif source.startswith(PARAMS_PLACEHOLDER):
             cell.source = student_params_source(ctx.assignment)
     nbformat.write(nb, ctx.notebook)
@@ -122,8 +129,9 @@ def nbgrader_generate(ctx: ReleaseContext) -> None:
     try:
         app.start()
     except Exception as exc:
-        raise RuntimeError(f"nbgrader generate_assignment failed for {ctx.assignment.name}:\n"
-                           f"{log.getvalue()[-4000:]}") from exc
+        raise RuntimeError(
+            f"nbgrader generate_assignment failed for {ctx.assignment.name}:\n{log.getvalue()[-4000:]}"
+        ) from exc
     ctx.release = ctx.workdir / "release" / ctx.assignment.name
 
 
@@ -163,8 +171,9 @@ def check_formula_symbols(ctx: ReleaseContext) -> None:
 
     problems = symbol_mismatches(ctx.assignment, nbformat.read(ctx.notebook, as_version=4))
     if problems:
-        raise RuntimeError(f"{ctx.assignment.name}: formula symbols do not match the notebook:\n  "
-                           + "\n  ".join(problems))
+        raise RuntimeError(
+            f"{ctx.assignment.name}: formula symbols do not match the notebook:\n  " + "\n  ".join(problems)
+        )
 
 
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\t")
@@ -178,11 +187,13 @@ def check_markdown_text(ctx: ReleaseContext) -> None:
         if cell.cell_type != "markdown":
             continue
         for match in CONTROL_CHARACTERS.finditer(cell.source):
-            around = cell.source[max(0, match.start() - 12):match.end() + 12]
+            around = cell.source[max(0, match.start() - 12) : match.end() + 12]
             problems.append(f"markdown cell {number}: {match.group()!r} in {around!r}")
     if problems:
-        raise RuntimeError(f"{ctx.assignment.name}: control characters in the notebook's markdown "
-                           f"(write \\t as a backslash and a t):\n  " + "\n  ".join(problems[:20]))
+        raise RuntimeError(
+            f"{ctx.assignment.name}: control characters in the notebook's markdown "
+            f"(write \\t as a backslash and a t):\n  " + "\n  ".join(problems[:20])
+        )
 
 
 STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [

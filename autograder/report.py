@@ -10,6 +10,7 @@ Discrimination is the corrected point-biserial correlation (item–rest): Pearso
 student's score on the question and their total on all *other* questions. It is undefined when
 everyone scored the same on the question (or on the rest).
 """
+
 from __future__ import annotations
 
 import html
@@ -25,7 +26,8 @@ DISCRIMINATION_NOTE = (
     "Discrimination is the corrected point-biserial correlation (item–rest): Pearson's r between "
     "the students' scores on the question and their totals on all other questions. Near 0 or "
     "negative: the question does not separate stronger from weaker students. Shown as — when "
-    "every student scored the same on the question or on the rest.")
+    "every student scored the same on the question or on the rest."
+)
 
 
 @dataclass
@@ -86,15 +88,23 @@ def question_stats(results: dict, assignment=None) -> list[QuestionStats]:
         for name, count in sorted(named.items(), key=lambda kv: (-kv[1], kv[0])):
             texts = Counter(q["feedback"] for q in entries if q and q.get("misconception") == name)
             miscs.append(MisconceptionCount(name, count, texts.most_common(1)[0][0]))
-        stats.append(QuestionStats(
-            grade_id=gid, title=titles.get(gid) or gid, max_score=max_score, students=len(students),
-            mean_fraction=statistics.fmean(fractions),
-            passed_fraction=sum(bool(q) and q["status"] == "passed" for q in entries) / len(students),
-            discrimination=pearson(fractions, rest), misconceptions=miscs))
+        stats.append(
+            QuestionStats(
+                grade_id=gid,
+                title=titles.get(gid) or gid,
+                max_score=max_score,
+                students=len(students),
+                mean_fraction=statistics.fmean(fractions),
+                passed_fraction=sum(bool(q) and q["status"] == "passed" for q in entries) / len(students),
+                discrimination=pearson(fractions, rest),
+                misconceptions=miscs,
+            )
+        )
     return stats
 
 
 # ---------------------------------------------------------------- plots
+
 
 def _figure(width: float, height: float):
     from matplotlib.figure import Figure  # no pyplot: no global state, no display backend
@@ -128,8 +138,11 @@ def plot_questions(stats: list[QuestionStats], path: Path) -> None:
     left.set_xticks([0, 0.25, 0.5, 0.75, 1])
     left.set_xlabel("mean score (fraction of max)")
     disc = [s.discrimination for s in stats][::-1]
-    right.barh(ids, [d if d is not None else 0.0 for d in disc],
-               color=["#bbbbbb" if d is None else ("#176b32" if d >= 0.2 else "#c47f00") for d in disc])
+    right.barh(
+        ids,
+        [d if d is not None else 0.0 for d in disc],
+        color=["#bbbbbb" if d is None else ("#176b32" if d >= 0.2 else "#c47f00") for d in disc],
+    )
     right.axvline(0, color="black", linewidth=0.8)
     right.set_xlim(-1, 1)
     right.set_xticks([-1, -0.5, 0, 0.5, 1])
@@ -139,8 +152,9 @@ def plot_questions(stats: list[QuestionStats], path: Path) -> None:
 
 
 def plot_misconceptions(stats: list[QuestionStats], path: Path, top: int = 12) -> bool:
-    rows = sorted(((m.count, f"{s.grade_id}: {m.name}") for s in stats for m in s.misconceptions),
-                  key=lambda r: (-r[0], r[1]))[:top]
+    rows = sorted(
+        ((m.count, f"{s.grade_id}: {m.name}") for s in stats for m in s.misconceptions), key=lambda r: (-r[0], r[1])
+    )[:top]
     if not rows:
         return False
     fig = _figure(9, 1.2 + 0.35 * len(rows))
@@ -180,25 +194,38 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
     ]
 
 
-def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool,
-                similarity: str = "") -> str:
+def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool, similarity: str = "") -> str:
     e = html.escape
     name = results.get("assignment", "")
-    parts = [f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(name)} — cohort report</title>',
-             f"<style>{STYLE}</style></head><body>", f"<h1>{e(name)} — cohort report</h1>"]
+    parts = [
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(name)} — cohort report</title>',
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{e(name)} — cohort report</h1>",
+    ]
     if not results["students"]:
         parts.append('<p id="empty">No graded students in results.json.</p></body></html>')
         return "".join(parts)
-    parts.append('<table id="summary">' + "".join(
-        f'<tr class="{key}"><th>{e(label)}</th><td class="num">{e(value)}</td></tr>'
-        for key, label, value in _summary_rows(results)) + "</table>")
-    parts.append('<h2>Score distribution</h2><img id="score-distribution" src="score_distribution.png" '
-                 'alt="histogram of total scores">')
-    parts.append('<h2>Questions</h2><img id="question-plot" src="questions.png" '
-                 'alt="mean score and discrimination per question">')
+    parts.append(
+        '<table id="summary">'
+        + "".join(
+            f'<tr class="{key}"><th>{e(label)}</th><td class="num">{e(value)}</td></tr>'
+            for key, label, value in _summary_rows(results)
+        )
+        + "</table>"
+    )
+    parts.append(
+        '<h2>Score distribution</h2><img id="score-distribution" src="score_distribution.png" '
+        'alt="histogram of total scores">'
+    )
+    parts.append(
+        '<h2>Questions</h2><img id="question-plot" src="questions.png" '
+        'alt="mean score and discrimination per question">'
+    )
     parts.append(f'<p class="note" id="discrimination-method">{e(DISCRIMINATION_NOTE)}</p>')
-    head = ("<tr><th>id</th><th>question</th><th class=num>max</th><th class=num>mean (fraction of max)</th>"
-            "<th class=num>% passed</th><th class=num>discrimination</th><th>top misconception</th></tr>")
+    head = (
+        "<tr><th>id</th><th>question</th><th class=num>max</th><th class=num>mean (fraction of max)</th>"
+        "<th class=num>% passed</th><th class=num>discrimination</th><th>top misconception</th></tr>"
+    )
     rows = []
     for s in stats:
         top = s.misconceptions[0] if s.misconceptions else None
@@ -208,7 +235,8 @@ def render_page(results: dict, stats: list[QuestionStats], has_misconception_plo
             f'<td class="num mean">{_num(s.mean_fraction, 3)}</td>'
             f'<td class="num passed">{_num(100 * s.passed_fraction, 1)}</td>'
             f'<td class="num discrimination">{_num(s.discrimination, 3)}</td>'
-            f'<td class="top-misconception">{e(f"{top.name} ({top.count})") if top else "—"}</td></tr>')
+            f'<td class="top-misconception">{e(f"{top.name} ({top.count})") if top else "—"}</td></tr>'
+        )
     parts.append(f'<table id="questions">{head}{"".join(rows)}</table>')
     parts.append("<h2>Misconceptions</h2>")
     miscs = [(s, m) for s in stats for m in s.misconceptions]
@@ -217,12 +245,17 @@ def render_page(results: dict, stats: list[QuestionStats], has_misconception_plo
     else:
         if has_misconception_plot:
             parts.append('<img id="misconception-plot" src="misconceptions.png" alt="most frequent misconceptions">')
-        parts.append('<table id="misconceptions"><tr><th>question</th><th>misconception</th>'
-                     '<th class=num>students</th><th>feedback they read</th></tr>' + "".join(
-                         f'<tr data-question="{e(s.grade_id)}" data-misconception="{e(m.name)}">'
-                         f'<td class="id">{e(s.grade_id)}</td><td class="name">{e(m.name)}</td>'
-                         f'<td class="num count">{m.count}</td><td class="feedback">{e(m.feedback)}</td></tr>'
-                         for s, m in miscs) + "</table>")
+        parts.append(
+            '<table id="misconceptions"><tr><th>question</th><th>misconception</th>'
+            "<th class=num>students</th><th>feedback they read</th></tr>"
+            + "".join(
+                f'<tr data-question="{e(s.grade_id)}" data-misconception="{e(m.name)}">'
+                f'<td class="id">{e(s.grade_id)}</td><td class="name">{e(m.name)}</td>'
+                f'<td class="num count">{m.count}</td><td class="feedback">{e(m.feedback)}</td></tr>'
+                for s, m in miscs
+            )
+            + "</table>"
+        )
     parts.append(similarity)  # the similarity section (autograder.similarity.command.report_section)
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -264,8 +297,10 @@ def cmd_report(args) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="cohort report: score histogram, per-question difficulty, "
-                                      "discrimination, misconceptions (HTML + PNG)")
+    p = sub.add_parser(
+        "report",
+        help="cohort report: score histogram, per-question difficulty, discrimination, misconceptions (HTML + PNG)",
+    )
     p.add_argument("problem_set", metavar="PS")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
     p.set_defaults(func=cmd_report)

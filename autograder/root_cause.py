@@ -15,6 +15,7 @@ restores the student's own function afterwards). Then:
 * it still fails: the first verdict stands, and its feedback adds that fixing the dependency
   will not be enough.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,19 +61,32 @@ def resolved(q: Question, deps: list[Question], first: QuestionResult, again: Qu
     names = _names(deps)
     if again.status == "passed":
         one = "one" if len(deps) == 1 else "ones"
-        return QuestionResult(float(q.points), float(q.points), "passed",
-                              f"Fix {names} first: with a correct {one} your `{q.answer}` is right "
-                              f"(its points are awarded; {names} costs only its own question's points).",
-                              root_cause=", ".join(d.answer for d in deps))
+        return QuestionResult(
+            float(q.points),
+            float(q.points),
+            "passed",
+            f"Fix {names} first: with a correct {one} your `{q.answer}` is right "
+            f"(its points are awarded; {names} costs only its own question's points).",
+            root_cause=", ".join(d.answer for d in deps),
+        )
     more = "it" if len(deps) == 1 else "them"
-    return dataclasses.replace(first, feedback=f"{first.feedback} — `{q.answer}` calls your {names}, which "
-                                               f"fail{'s' if len(deps) == 1 else ''}; but even with correct "
-                                               f"{'one' if len(deps) == 1 else 'ones'} it does not match, so "
-                                               f"fixing {more} will not be enough.")
+    return dataclasses.replace(
+        first,
+        feedback=f"{first.feedback} — `{q.answer}` calls your {names}, which "
+        f"fail{'s' if len(deps) == 1 else ''}; but even with correct "
+        f"{'one' if len(deps) == 1 else 'ones'} it does not match, so "
+        f"fixing {more} will not be enough.",
+    )
 
 
-def apply_root_causes(worker, notebook, assignment: Assignment, probes: dict[str, list[Probe]], student: str,
-                      results: dict[str, QuestionResult]) -> float:
+def apply_root_causes(
+    worker,
+    notebook,
+    assignment: Assignment,
+    probes: dict[str, list[Probe]],
+    student: str,
+    results: dict[str, QuestionResult],
+) -> float:
     """Re-ask the failed questions whose dependencies fail, with those bound to the reference;
     update ``results`` in place. Returns the sandbox seconds the re-run took (0 when none)."""
     retry = to_retry(assignment, results)

@@ -10,6 +10,7 @@ Columns are found by header name, case-insensitively:
 
 A Canvas gradebook export is a roster as it stands (its "Points Possible" row is skipped).
 """
+
 from __future__ import annotations
 
 import csv
@@ -59,11 +60,10 @@ class Roster:
     def in_text(self, text: str) -> list[str]:
         """Roster ids that occur in text as whole tokens (file names: ``ps1_alice_final``)."""
         tokens = text.lower()
-        return sorted(i for i in self.people
-                      if re.search(rf"(?<![a-z0-9]){re.escape(i.lower())}(?![a-z0-9])", tokens))
+        return sorted(i for i in self.people if re.search(rf"(?<![a-z0-9]){re.escape(i.lower())}(?![a-z0-9])", tokens))
 
     @classmethod
-    def read(cls, path: Path) -> "Roster":
+    def read(cls, path: Path) -> Roster:
         try:
             with open(path, newline="", encoding="utf-8-sig") as f:
                 rows = list(csv.DictReader(f))
@@ -74,8 +74,10 @@ class Roster:
         headers = {h.strip().lower(): h for h in rows[0].keys() if h}
         id_col = next((headers[c] for c in ID_COLUMNS if c in headers), None)
         if id_col is None:
-            raise ValueError(f"roster {path}: no student id column (one of {', '.join(ID_COLUMNS)}); "
-                             f"it has {', '.join(headers.values())}")
+            raise ValueError(
+                f"roster {path}: no student id column (one of {', '.join(ID_COLUMNS)}); "
+                f"it has {', '.join(headers.values())}"
+            )
         lms_cols = [headers[c] for c in LMS_COLUMNS if c in headers and headers[c] != id_col]
         name_col = next((headers[c] for c in NAME_COLUMNS if c in headers), None)
         email_col, section_col = headers.get("email"), headers.get("section")
@@ -85,9 +87,15 @@ class Roster:
             name = (row.get(name_col) or "").strip() if name_col else ""
             if not sid or "points possible" in name.lower() or "points possible" in sid.lower():
                 continue
-            people.append(Person(sid, name, (row.get(email_col) or "").strip() if email_col else "",
-                                 (row.get(section_col) or "").strip() if section_col else "",
-                                 {c: (row.get(c) or "").strip() for c in lms_cols if (row.get(c) or "").strip()}))
+            people.append(
+                Person(
+                    sid,
+                    name,
+                    (row.get(email_col) or "").strip() if email_col else "",
+                    (row.get(section_col) or "").strip() if section_col else "",
+                    {c: (row.get(c) or "").strip() for c in lms_cols if (row.get(c) or "").strip()},
+                )
+            )
         if not people:
             raise ValueError(f"roster {path}: no students in it")
         return cls(people)

@@ -5,6 +5,7 @@ inputs as plain data. What comes back is validated (``wire.decode_value``) befor
 else looks at it. If the child dies or hangs, only the cell or question it was in is lost: the
 notebook is run again without the poisoned cell, or with the remaining questions only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -44,20 +45,38 @@ def _encode_probe(probe: Probe) -> dict:
     return {"args": [_encode_arg(a) for a in probe.args], "kwargs": wire.encode_value(dict(probe.kwargs))}
 
 
-def build_job(notebook: StudentNotebook, assignment: Assignment, probes: dict[str, list[Probe]],
-              pending: list[str], skip_cells: set[int], student: str) -> dict:
+def build_job(
+    notebook: StudentNotebook,
+    assignment: Assignment,
+    probes: dict[str, list[Probe]],
+    pending: list[str],
+    skip_cells: set[int],
+    student: str,
+) -> dict:
     questions = []
     for grade_id in pending:
         q = assignment.question(grade_id)
-        questions.append({"id": grade_id, "answer": q.answer, "call": q.call, "args_as": q.args_as,
-                          "timeout_s": q.timeout_s, "cpu_s": q.cpu_limit_s,
-                          "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else []})
+        questions.append(
+            {
+                "id": grade_id,
+                "answer": q.answer,
+                "call": q.call,
+                "args_as": q.args_as,
+                "timeout_s": q.timeout_s,
+                "cpu_s": q.cpu_limit_s,
+                "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else [],
+            }
+        )
         if q.rebind:  # root cause: names bound to reference functions while this question is asked
             questions[-1]["rebind"] = {name: _encode_arg(fn) for name, fn in q.rebind}
-    job = {"cells": notebook.cells, "skip_cells": sorted(skip_cells), "questions": questions,
-           "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
-           "cell_timeout_s": assignment.cell_timeout_s,
-           "question_timeouts": {q["id"]: q["timeout_s"] for q in questions}}
+    job = {
+        "cells": notebook.cells,
+        "skip_cells": sorted(skip_cells),
+        "questions": questions,
+        "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
+        "cell_timeout_s": assignment.cell_timeout_s,
+        "question_timeouts": {q["id"]: q["timeout_s"] for q in questions},
+    }
     if assignment.cpu_s is not None:
         job["cpu_s"] = int(assignment.cpu_s)  # replaces the sandbox's default RLIMIT_CPU
     return job
@@ -79,13 +98,16 @@ def _decode_results(event: dict, n_probes: int) -> Outcome:
         elif isinstance(item, dict) and "timeout" in item:
             results.append({"timeout": str(item["timeout"])[:300]})
         else:
-            results.append({"error": str(item.get("error", "no result") if isinstance(item, dict) else "no result")[:500]})
+            results.append(
+                {"error": str(item.get("error", "no result") if isinstance(item, dict) else "no result")[:500]}
+            )
     status = "timeout" if results and all("timeout" in r for r in results) else "returned"
     return Outcome(status, results)
 
 
-def execute(worker: Worker, notebook: StudentNotebook, assignment: Assignment,
-            probes: dict[str, list[Probe]], student: str) -> Execution:
+def execute(
+    worker: Worker, notebook: StudentNotebook, assignment: Assignment, probes: dict[str, list[Probe]], student: str
+) -> Execution:
     pending = [q.grade_id for q in assignment.questions]
     n_probes = {gid: (len(probes[gid]) if assignment.question(gid).call else 1) for gid in pending}
     outcomes: dict[str, Outcome] = {}
@@ -140,8 +162,10 @@ def _human(reason: str) -> str:
         seconds = reason.split("no progress for ", 1)[-1].split(" s", 1)[0]
         return f"stopped: it ran past the time limit ({seconds} s)"
     if "SIGXCPU" in reason:
-        return ("the Python process was stopped: it used up the sandbox's CPU time for this notebook "
-                "(more CPU seconds than wall seconds means more than one thread: keep torch single-threaded)")
+        return (
+            "the Python process was stopped: it used up the sandbox's CPU time for this notebook "
+            "(more CPU seconds than wall seconds means more than one thread: keep torch single-threaded)"
+        )
     if "SIGKILL" in reason or "SIGSEGV" in reason or "crashed" in reason:
         return f"the Python process {reason.replace('crashed: ', '')} (a crash, e.g. out of memory or a segfault)"
     if reason.startswith("exited"):

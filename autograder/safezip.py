@@ -8,6 +8,7 @@ a compression ratio over ``max_ratio`` (zip bombs), encrypted entries. On refusa
 unpacked directory is removed; nothing is ever written outside it (every target path is
 checked to lie under it after resolution).
 """
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,9 @@ class UnsafeArchive(ValueError):
 @dataclass(frozen=True)
 class Limits:
     max_files: int = 5000
-    max_file_bytes: int = 64 << 20       # one notebook: nbgrader notebooks are far smaller
-    max_total_bytes: int = 1 << 30        # the whole export
-    max_ratio: float = 200.0              # uncompressed / compressed, for entries over 1 MiB
+    max_file_bytes: int = 64 << 20  # one notebook: nbgrader notebooks are far smaller
+    max_total_bytes: int = 1 << 30  # the whole export
+    max_ratio: float = 200.0  # uncompressed / compressed, for entries over 1 MiB
 
 
 DEFAULT_LIMITS = Limits()
@@ -57,11 +58,15 @@ def _check_member(info: zipfile.ZipInfo, limits: Limits) -> None:
     if info.flag_bits & 0x1:
         raise UnsafeArchive(f"refused: entry {info.filename!r} is encrypted")
     if info.file_size > limits.max_file_bytes:
-        raise UnsafeArchive(f"refused: entry {info.filename!r} declares {info.file_size:,} bytes "
-                            f"(limit {limits.max_file_bytes:,} per file)")
+        raise UnsafeArchive(
+            f"refused: entry {info.filename!r} declares {info.file_size:,} bytes "
+            f"(limit {limits.max_file_bytes:,} per file)"
+        )
     if info.file_size > (1 << 20) and info.file_size > limits.max_ratio * max(info.compress_size, 1):
-        raise UnsafeArchive(f"refused: entry {info.filename!r} expands {info.file_size / max(info.compress_size, 1):,.0f}"
-                            f"-fold (limit {limits.max_ratio:.0f}): a zip bomb?")
+        raise UnsafeArchive(
+            f"refused: entry {info.filename!r} expands {info.file_size / max(info.compress_size, 1):,.0f}"
+            f"-fold (limit {limits.max_ratio:.0f}): a zip bomb?"
+        )
 
 
 def _inside(root: Path, target: Path) -> bool:
@@ -82,8 +87,7 @@ def unpack(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> Path:
     with zf:
         infos = zf.infolist()
         if len(infos) > limits.max_files:
-            raise UnsafeArchive(f"refused: {archive.name} has {len(infos):,} entries "
-                                f"(limit {limits.max_files:,})")
+            raise UnsafeArchive(f"refused: {archive.name} has {len(infos):,} entries (limit {limits.max_files:,})")
         declared = 0
         plan = []
         for info in infos:
@@ -91,8 +95,9 @@ def unpack(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> Path:
             _check_member(info, limits)
             declared += info.file_size
             if declared > limits.max_total_bytes:
-                raise UnsafeArchive(f"refused: {archive.name} declares more than "
-                                    f"{limits.max_total_bytes:,} bytes in all")
+                raise UnsafeArchive(
+                    f"refused: {archive.name} declares more than {limits.max_total_bytes:,} bytes in all"
+                )
             plan.append((info, path))
         if dest.exists():
             shutil.rmtree(dest)
@@ -130,8 +135,10 @@ def _extract(zf: zipfile.ZipFile, plan, dest: Path, limits: Limits) -> None:
                 written += len(chunk)
                 total += len(chunk)
                 if written > info.file_size or written > limits.max_file_bytes:
-                    raise UnsafeArchive(f"refused: entry {info.filename!r} expands past its declared "
-                                        f"size ({info.file_size:,} bytes): a zip bomb?")
+                    raise UnsafeArchive(
+                        f"refused: entry {info.filename!r} expands past its declared "
+                        f"size ({info.file_size:,} bytes): a zip bomb?"
+                    )
                 if total > limits.max_total_bytes:
                     raise UnsafeArchive(f"refused: the archive expands past {limits.max_total_bytes:,} bytes")
                 out.write(chunk)

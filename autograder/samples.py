@@ -3,6 +3,7 @@
 Used by the demo, the self-test, the benchmark and the tests, so every sample submission is
 the real released notebook with only its solution cells changed — as a student would hand in.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,8 +16,11 @@ from autograder.spec import Assignment
 
 
 def _solution_cells(nb) -> dict[str, object]:
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c
+        for c in nb.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
 
 
 def solution_sources(assignment: Assignment) -> dict[str, str]:
@@ -25,8 +29,7 @@ def solution_sources(assignment: Assignment) -> dict[str, str]:
     return {gid: cell.source for gid, cell in _solution_cells(source).items()}
 
 
-def make_notebook(assignment: Assignment, replacements: dict[str, str] | None = None,
-                  *, solved: bool = True):
+def make_notebook(assignment: Assignment, replacements: dict[str, str] | None = None, *, solved: bool = True):
     """The released notebook with solution cells filled in (solved) and/or replaced."""
     nb = nbformat.read(released_notebook(assignment), as_version=4)
     answers = solution_sources(assignment) if solved else {}

@@ -10,19 +10,18 @@ For every problem set:
    non-equivalent mutant of each function question's reference (``autograder.mutation``);
 5. (reported) how many known-wrong answers the visible checks already catch.
 """
+
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
-
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.in_process import SELFTEST_STUDENTS, as_handed_in, known_wrong_outcome  # noqa: F401
 
 if TYPE_CHECKING:  # the grading modules are imported when a self-test runs, not for `--help`
-    from autograder.runner import Outcome
-    from autograder.spec import Assignment, Probe, Question
+    from autograder.spec import Assignment
 
 
 def check_misconceptions(assignment: Assignment) -> list[str]:
@@ -39,8 +38,10 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
                 if res.status == "passed":
                     problems.append(f"{q.grade_id}: known-wrong answer {mis.name!r} PASSED for {student}")
                 elif res.misconception != mis.name:
-                    problems.append(f"{q.grade_id}: {mis.name!r} was rejected but its feedback was not given "
-                                    f"({res.misconception or 'generic'}: {res.feedback[:80]})")
+                    problems.append(
+                        f"{q.grade_id}: {mis.name!r} was rejected but its feedback was not given "
+                        f"({res.misconception or 'generic'}: {res.feedback[:80]})"
+                    )
     return problems
 
 
@@ -123,17 +124,23 @@ def cmd_selftest(args) -> int:
                 print(f"  - {p}")
         else:
             what = "probes" if args.probes_only else "solution full marks, release zero"
-            print(f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
-                  f"hidden probes kill every mutant ({len(assignment.questions)} questions)")
+            print(
+                f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
+                f"hidden probes kill every mutant ({len(assignment.questions)} questions)"
+            )
     print(feedback_audit.summary_line(audits))
     print(f"mutants_killed: {killed}/{non_equivalent}")
     return 1 if failed else 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("selftest", help="solution full marks, release zero, known-wrong answers rejected, "
-                                        "probes kill every mutant")
+    p = sub.add_parser(
+        "selftest", help="solution full marks, release zero, known-wrong answers rejected, probes kill every mutant"
+    )
     p.add_argument("problem_sets", nargs="*", metavar="PS")
-    p.add_argument("--probes-only", action="store_true",
-                   help="skip grading the solution and the release in the sandbox (PS6 trains models)")
+    p.add_argument(
+        "--probes-only",
+        action="store_true",
+        help="skip grading the solution and the release in the sandbox (PS6 trains models)",
+    )
     p.set_defaults(func=cmd_selftest)

@@ -1,7 +1,8 @@
 """Question specs: one source of truth per autograded question.
 
 A problem set is a package in the course's ``source/<ps>/`` (``autograder.course``), beside its
-source notebook; its ``__init__.py`` gives an :class:`Assignment` made of :class:`Question` objects. From one question come
+source notebook; its ``__init__.py`` gives an :class:`Assignment` made of :class:`Question`
+objects. From one question come
 
 * the visible checks written into the released notebook (expected values computed from the
   reference at release time, see ``autograder.release``),
@@ -14,6 +15,7 @@ source notebook; its ``__init__.py`` gives an :class:`Assignment` made of :class
 
 The self-test (``autograder selftest``) proves each question rejects every known-wrong answer.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,13 +23,14 @@ import hashlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from autograder.judging.compare import Comparator, AllClose
+from autograder.judging.compare import AllClose, Comparator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the kit (its solutions/ and autograder/)
 
@@ -100,7 +103,7 @@ class Question:
     reference_source: FunctionSource | None = None
     rebind: tuple[tuple[str, FunctionSource], ...] = ()  # set by grade.py for that re-run only
 
-    def probes_for(self, student_id: str, assignment: "Assignment") -> list[Probe]:
+    def probes_for(self, student_id: str, assignment: Assignment) -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's
         parameters as keyword arguments for the reference (nothing is sent into the sandbox)."""
         if not self.call:
@@ -228,8 +231,7 @@ def import_problem_set(folder: Path):
             init = _spec_file(folder)
             if init is None:
                 raise SystemExit(f"{folder}: not a problem set (no __init__.py)")
-            spec = importlib.util.spec_from_file_location(module_name, init,
-                                                          submodule_search_locations=[str(folder)])
+            spec = importlib.util.spec_from_file_location(module_name, init, submodule_search_locations=[str(folder)])
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
             try:

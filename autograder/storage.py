@@ -5,6 +5,7 @@ a result to the exact notebook bytes and question spec it was computed from. ``O
 is assembled from them (the CLI contract). A lock file keeps two grade runs on the same output
 directory from interleaving.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -52,8 +53,9 @@ class ResultStore:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise OutputBusy(f"another `autograder grade` is writing to {self.out_dir}; "
-                                 "wait for it or use another --out") from None
+                raise OutputBusy(
+                    f"another `autograder grade` is writing to {self.out_dir}; wait for it or use another --out"
+                ) from None
             try:
                 yield self
             finally:
@@ -83,8 +85,11 @@ class ResultStore:
                 continue
             rec = stored["record"]
             out["students"][student] = {
-                "score": rec["score"], "max_score": rec["max_score"], "questions": rec["questions"],
-                "sandbox": rec.get("sandbox"), "seconds": rec.get("seconds"),
+                "score": rec["score"],
+                "max_score": rec["max_score"],
+                "questions": rec["questions"],
+                "sandbox": rec.get("sandbox"),
+                "seconds": rec.get("seconds"),
                 "sandbox_cpu_seconds": rec.get("sandbox_cpu_seconds"),
                 **({"error": rec["error"]} if rec.get("error") else {}),
                 **({"flags": rec["flags"]} if rec.get("flags") else {}),

@@ -4,6 +4,7 @@ root causes across questions applied, the record that the store keeps.
 The cohort (``autograder.grade``) and the cluster (``autograder.distributed``) both call
 ``grade_one``; it knows nothing of either.
 """
+
 from __future__ import annotations
 
 import time
@@ -45,15 +46,18 @@ def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
         elif len(notebooks) == 1:
             found.append(Submission(student_dir.name, notebooks[0]))
         else:
-            found.append(Submission(student_dir.name, None,
-                                    f"expected {assignment.notebook} in {assignment.name}/ "
-                                    f"(found {len(notebooks)} notebooks)"))
+            found.append(
+                Submission(
+                    student_dir.name,
+                    None,
+                    f"expected {assignment.notebook} in {assignment.name}/ (found {len(notebooks)} notebooks)",
+                )
+            )
     return found
 
 
 def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
-    return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json()
-            for q in assignment.questions}
+    return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json() for q in assignment.questions}
 
 
 def _why_missing(nb, cell_errors: dict[int, str]) -> str:
@@ -66,8 +70,12 @@ def _why_missing(nb, cell_errors: dict[int, str]) -> str:
 
 def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
     started = time.monotonic()
-    record = {"student": sub.student, "assignment": assignment.name, "sandbox": worker.mode,
-              "max_score": assignment.max_score}
+    record = {
+        "student": sub.student,
+        "assignment": assignment.name,
+        "sandbox": worker.mode,
+        "max_score": assignment.max_score,
+    }
     if sub.notebook is None:
         questions = _unanswered(assignment, "missing", sub.problem)
         record["error"] = sub.problem
@@ -95,13 +103,20 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 verdicts[q.grade_id] = res
             run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)
             questions = {gid: res.to_json() for gid, res in verdicts.items()}
-            record.update(sandbox_seconds=run.seconds, sandbox_cpu_seconds=run.cpu_seconds, attempts=run.attempts,
-                          cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())})
+            record.update(
+                sandbox_seconds=run.seconds,
+                sandbox_cpu_seconds=run.cpu_seconds,
+                attempts=run.attempts,
+                cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())},
+            )
             personal = personal_answers(assignment, run.outcomes)  # for `autograder similarity`
             if personal:
                 record["personal_answers"] = personal
-            walls = [*run.cell_errors.values(), *(o.reason for o in run.outcomes.values()),
-                     *(r.get("error", "") for o in run.outcomes.values() for r in o.results)]
+            walls = [
+                *run.cell_errors.values(),
+                *(o.reason for o in run.outcomes.values()),
+                *(r.get("error", "") for o in run.outcomes.values() for r in o.results),
+            ]
             suspicious = code_flags(nb.cells) + wall_flags(walls)
             if suspicious:
                 record["flags"] = record.get("flags", []) + suspicious

@@ -5,12 +5,12 @@ would, and reports each visible check cell. Exit 1 when a check fails, a cell er
 answer cell still holds the release's `raise NotImplementedError()` — also inside a function
 nothing calls yet (nbgrader's own validate exits 0 then — its issue #1908).
 """
+
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
 
 STUB = "raise NotImplementedError"
 
@@ -32,21 +32,28 @@ def _error_of(cell) -> str | None:
 
 
 def run_notebook(path: Path, timeout: int = 120) -> list[CellReport]:
+    import nbformat
     from nbclient import NotebookClient
 
-    import nbformat
-
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(Path(path).parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(Path(path).parent)}},
+    )
     client.execute()
     reports = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        kind = "check" if meta.get("grade") and not meta.get("solution") else (
-            "answer" if meta.get("solution") else "code")
+        kind = (
+            "check"
+            if meta.get("grade") and not meta.get("solution")
+            else ("answer" if meta.get("solution") else "code")
+        )
         error = _error_of(cell)
         if error is None and kind == "answer" and STUB in cell.source:
             # a function whose body is still the stub defines fine and fails only when called
@@ -69,7 +76,9 @@ def summarise(reports: list[CellReport]) -> tuple[bool, str]:
         lines.append(f"  FAILED  {name}: {r.message[:300]}{hint}")
     checks = [r for r in reports if r.kind == "check"]
     passed = sum(r.ok for r in checks)
-    lines.append(f"{passed}/{len(checks)} visible checks passed" + ("" if ok else "; fix the failures above before submitting"))
+    lines.append(
+        f"{passed}/{len(checks)} visible checks passed" + ("" if ok else "; fix the failures above before submitting")
+    )
     return ok, "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ They carry information without giving hidden answers away:
 
 ``visible_catches`` counts the known-wrong answers these checks already reject.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -33,6 +34,7 @@ MAGNITUDE_SAMPLE = [f"student-{i:03d}" for i in range(40)]
 
 # ---------------------------------------------------------------- literals
 
+
 def array_literal(value, args_as: str) -> str:
     if isinstance(value, FunctionSource):
         return value.name
@@ -51,6 +53,7 @@ def array_literal(value, args_as: str) -> str:
 
 # ---------------------------------------------------------------- check kinds
 
+
 def _worked_examples(question: Question) -> list[str]:
     lines = []
     for probe in question.visible:
@@ -61,29 +64,35 @@ def _worked_examples(question: Question) -> list[str]:
         for arg in probe.args:
             if isinstance(arg, FunctionSource):
                 lines.append(arg.source.strip())
-        args = ", ".join([array_literal(a, question.args_as) for a in probe.args]
-                         + [f"{k}={array_literal(v, question.args_as)}" for k, v in probe.kwargs.items()])
+        args = ", ".join(
+            [array_literal(a, question.args_as) for a in probe.args]
+            + [f"{k}={array_literal(v, question.args_as)}" for k, v in probe.kwargs.items()]
+        )
         lines.append(f"_got = {question.answer}({args})")
         lines += question.compare.example_lines(expected, probe.label)
     return lines
 
 
 def _not_a_stub(name: str) -> list[str]:
-    return ["import inspect",
-            "try:",
-            f"    _source = inspect.getsource({name})",
-            "except (OSError, TypeError):",
-            "    _source = ''",
-            f"assert 'raise NotImplementedError' not in _source, '`{name}` is not implemented yet'"]
+    return [
+        "import inspect",
+        "try:",
+        f"    _source = inspect.getsource({name})",
+        "except (OSError, TypeError):",
+        "    _source = ''",
+        f"assert 'raise NotImplementedError' not in _source, '`{name}` is not implemented yet'",
+    ]
 
 
 def _document_value(question: Question, document: str) -> list[str]:
     expected = question.expected(_value_probe(question, None))
     atol = max(getattr(question.compare, "atol", 1e-4), 1e-3)
-    return [f"# the value {document} prints (to its printed precision)",
-            f"np.testing.assert_allclose(np.asarray({question.answer}, dtype=np.float64),",
-            f"    {nested(np.asarray(expected, dtype=np.float64), digits=5)}, rtol=1e-3, atol={atol:g},",
-            f"    err_msg={question.answer + ' differs from ' + document!r})"]
+    return [
+        f"# the value {document} prints (to its printed precision)",
+        f"np.testing.assert_allclose(np.asarray({question.answer}, dtype=np.float64),",
+        f"    {nested(np.asarray(expected, dtype=np.float64), digits=5)}, rtol=1e-3, atol={atol:g},",
+        f"    err_msg={question.answer + ' differs from ' + document!r})",
+    ]
 
 
 def _value_probe(question: Question, assignment: Assignment | None, student: str = "selftest-a"):
@@ -97,13 +106,16 @@ def _bounds(question: Question, assignment: Assignment) -> list[Any]:
     return [question.expected(_value_probe(question, assignment, s)) for s in MAGNITUDE_SAMPLE]
 
 
-def visible_check_source(question: Question, assignment: Assignment | None = None,
-                         documents: dict[str, str] | None = None) -> str:
+def visible_check_source(
+    question: Question, assignment: Assignment | None = None, documents: dict[str, str] | None = None
+) -> str:
     """The code of a released check cell."""
-    lines = [f"# Visible checks for `{question.answer}`. The expected values were computed from the",
-             "# course's reference implementation when this notebook was released. Passing them",
-             "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
-             "import numpy as np"]
+    lines = [
+        f"# Visible checks for `{question.answer}`. The expected values were computed from the",
+        "# course's reference implementation when this notebook was released. Passing them",
+        "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
+        "import numpy as np",
+    ]
     if question.args_as == "torch":
         lines.append("import torch")
     lines.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
@@ -120,6 +132,7 @@ def visible_check_source(question: Question, assignment: Assignment | None = Non
 
 
 # ---------------------------------------------------------------- what they catch
+
 
 def _spec_attr(assignment: Assignment, name: str) -> dict:
     from autograder.spec import problem_set_module

@@ -38,7 +38,9 @@ c.CourseDirectory.db_url = f"sqlite:///{os.path.join(COURSE_ROOT, 'gradebook.db'
 # Only student notebooks reach the exchange: release_assignment copies release/<ps>/ minus these.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "questions.py"]
 
-c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")  # shared by instructors and students (mode 0777 + sticky)
+c.Exchange.root = os.environ.get(
+    "NBGRADER_EXCHANGE", "/srv/nbgrader/exchange"
+)  # shared by instructors and students (mode 0777 + sticky)
 c.Exchange.timezone = "UTC"
 c.ExchangeSubmit.strict = True  # refuse a submission that lacks the released notebook
 
@@ -48,10 +50,13 @@ c.ExchangeSubmit.strict = True  # refuse a submission that lacks the released no
 # modules (questions.py: hidden probes, references) beside the notebook, to be handed out.
 # So it is refused, with the command to run instead, before nbgrader touches anything.
 KIT_RELEASE = os.path.realpath(os.path.join(KIT, "release"))
-REFUSAL = ("nbgrader generate_assignment is not used in this course: it would overwrite {dest} (the "
-           "kit's release, visible checks computed from the reference) with unfilled placeholders and "
-           "publish the problem set's questions.py. Run `autograder release <ps>` in " + KIT +
-           " instead (it runs nbgrader's generate_assignment itself), then `nbgrader release_assignment <ps>`.")
+REFUSAL = (
+    "nbgrader generate_assignment is not used in this course: it would overwrite {dest} (the "
+    "kit's release, visible checks computed from the reference) with unfilled placeholders and "
+    "publish the problem set's questions.py. Run `autograder release <ps>` in "
+    + KIT
+    + " instead (it runs nbgrader's generate_assignment itself), then `nbgrader release_assignment <ps>`."
+)
 
 
 def _guard_generate_assignment(kit_release=KIT_RELEASE, refusal=REFUSAL):

@@ -6,6 +6,7 @@ Mask convention (one, everywhere in the course): a bool tensor broadcastable to
 A query whose keys are all masked gets a **zero output row** (defined, never NaN).
 Device and dtype are the caller's: nothing here moves tensors.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,9 +108,16 @@ class MultiHeadAttention(nn.Module):
         self.dropout = nn.Dropout(cfg.dropout)
 
     def weights(self) -> dict:
-        return {"w_q": self.q_proj.weight, "b_q": self.q_proj.bias, "w_k": self.k_proj.weight,
-                "b_k": self.k_proj.bias, "w_v": self.v_proj.weight, "b_v": self.v_proj.bias,
-                "w_o": self.out_proj.weight, "b_o": self.out_proj.bias}
+        return {
+            "w_q": self.q_proj.weight,
+            "b_q": self.q_proj.bias,
+            "w_k": self.k_proj.weight,
+            "b_k": self.k_proj.bias,
+            "w_v": self.v_proj.weight,
+            "b_v": self.v_proj.bias,
+            "w_o": self.out_proj.weight,
+            "b_o": self.out_proj.bias,
+        }
 
     def forward(self, x_q, x_kv=None, mask=None, fast=True):
         return self.dropout(multi_head_attention(x_q, x_kv, self.weights(), self.cfg.n_heads, mask, fast=fast))

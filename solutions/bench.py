@@ -8,6 +8,7 @@ Prints both, the largest output difference, and last ``reference_over_torch: <ra
 ``bench_tasks``: trains each toy task of document 001 and prints
 ``<task>: accuracy=<0..1> seconds=<s>`` per task.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -29,9 +30,24 @@ def _time_fwd_bwd(fn, grad):
     return time.perf_counter() - t0
 
 
-def bench_model(d_model=256, n_heads=4, n_layers=3, d_ff=1024, batch=16, src_len=48, tgt_len=48, *,
-                norm_first=True, activation="relu", warmup=2, repeats=11, device="cpu", dtype=torch.float32,
-                seed=0, threads=1) -> dict:
+def bench_model(
+    d_model=256,
+    n_heads=4,
+    n_layers=3,
+    d_ff=1024,
+    batch=16,
+    src_len=48,
+    tgt_len=48,
+    *,
+    norm_first=True,
+    activation="relu",
+    warmup=2,
+    repeats=11,
+    device="cpu",
+    dtype=torch.float32,
+    seed=0,
+    threads=1,
+) -> dict:
     """Time one training step's forward + backward (no optimiser) of both implementations on random
     embedded inputs with a causal target mask. Returns the timings and the ratio.
     ``threads``: torch CPU threads during the run (1 by default: on a shared 2-core machine a
@@ -40,17 +56,46 @@ def bench_model(d_model=256, n_heads=4, n_layers=3, d_ff=1024, batch=16, src_len
     if threads:
         torch.set_num_threads(threads)
     try:
-        return _bench_model(d_model, n_heads, n_layers, d_ff, batch, src_len, tgt_len, norm_first, activation,
-                            warmup, repeats, device, dtype, seed)
+        return _bench_model(
+            d_model,
+            n_heads,
+            n_layers,
+            d_ff,
+            batch,
+            src_len,
+            tgt_len,
+            norm_first,
+            activation,
+            warmup,
+            repeats,
+            device,
+            dtype,
+            seed,
+        )
     finally:
         torch.set_num_threads(old_threads)
 
 
-def _bench_model(d_model, n_heads, n_layers, d_ff, batch, src_len, tgt_len, norm_first, activation, warmup,
-                 repeats, device, dtype, seed):
+def _bench_model(
+    d_model,
+    n_heads,
+    n_layers,
+    d_ff,
+    batch,
+    src_len,
+    tgt_len,
+    norm_first,
+    activation,
+    warmup,
+    repeats,
+    device,
+    dtype,
+    seed,
+):
     torch.manual_seed(seed)
-    cfg = TransformerConfig(d_model=d_model, n_heads=n_heads, n_layers=n_layers, d_ff=d_ff,
-                            norm_first=norm_first, activation=activation)
+    cfg = TransformerConfig(
+        d_model=d_model, n_heads=n_heads, n_layers=n_layers, d_ff=d_ff, norm_first=norm_first, activation=activation
+    )
     theirs = torch_transformer_for(cfg).to(device=device, dtype=dtype).train()
     enc, dec = stacks_like_torch(theirs, cfg)
     enc, dec = enc.to(device=device, dtype=dtype).train(), dec.to(device=device, dtype=dtype).train()
@@ -60,7 +105,7 @@ def _bench_model(d_model, n_heads, n_layers, d_ff, batch, src_len, tgt_len, norm
     blocked = ~causal_mask(tgt_len, device=device)
 
     def ours():
-        return dec(tgt, enc(src))          # the decoder's default self-mask is causal
+        return dec(tgt, enc(src))  # the decoder's default self-mask is causal
 
     def torch_ref():
         return theirs(src, tgt, tgt_mask=blocked, tgt_is_causal=True)
@@ -75,9 +120,11 @@ def _bench_model(d_model, n_heads, n_layers, d_ff, batch, src_len, tgt_len, norm
         for fn, times in order:
             times.append(_time_fwd_bwd(fn, grad))
     m_ours, m_torch = statistics.median(t_ours), statistics.median(t_torch)
-    print(f"config: d_model={d_model} heads={n_heads} layers={n_layers}+{n_layers} d_ff={d_ff} batch={batch} "
-          f"src_len={src_len} tgt_len={tgt_len} norm_first={norm_first} device={device} "
-          f"threads={torch.get_num_threads()} repeats={repeats}")
+    print(
+        f"config: d_model={d_model} heads={n_heads} layers={n_layers}+{n_layers} d_ff={d_ff} batch={batch} "
+        f"src_len={src_len} tgt_len={tgt_len} norm_first={norm_first} device={device} "
+        f"threads={torch.get_num_threads()} repeats={repeats}"
+    )
     print(f"reference forward+backward: {m_ours * 1e3:.1f} ms (median)")
     print(f"torch.nn.Transformer forward+backward: {m_torch * 1e3:.1f} ms (median)")
     print(f"max |output difference|: {diff:.2e}")

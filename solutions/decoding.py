@@ -8,6 +8,7 @@ and the KV cache holds the rest; ``use_cache=False`` re-runs the whole sequence 
 slower: a test checks it). Sampling draws from a caller-supplied ``torch.Generator`` so
 results are reproducible. After ``eos_id`` a sequence keeps emitting ``eos_id``.
 """
+
 from __future__ import annotations
 
 import torch
@@ -28,7 +29,7 @@ def top_p_filter(logits, p: float):
         return logits
     sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
     probs = sorted_logits.softmax(dim=-1)
-    mass_before = probs.cumsum(dim=-1) - probs          # probability of the tokens ranked above
+    mass_before = probs.cumsum(dim=-1) - probs  # probability of the tokens ranked above
     drop_sorted = mass_before >= p
     drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
     return logits.masked_fill(drop, float("-inf"))
@@ -45,18 +46,30 @@ def sample_next(logits, *, temperature: float = 1.0, top_k=None, top_p=None, gen
 
 def _next_logits(model, seq, state):
     """Logits (B, V) for the token after seq; feeds only what the cache has not seen."""
-    return model.step(seq[:, state["pos"]:], state)[:, -1].float()
+    return model.step(seq[:, state["pos"] :], state)[:, -1].float()
 
 
 @torch.no_grad()
-def generate(model, prefix, max_new_tokens: int, *, src=None, temperature: float = 0.0, top_k=None,
-             top_p=None, generator=None, eos_id=None, use_cache: bool = True):
+def generate(
+    model,
+    prefix,
+    max_new_tokens: int,
+    *,
+    src=None,
+    temperature: float = 0.0,
+    top_k=None,
+    top_p=None,
+    generator=None,
+    eos_id=None,
+    use_cache: bool = True,
+):
     """Greedy (temperature 0, the default) or sampled continuation: (B, T0 + max_new_tokens)."""
     state = model.start_state(src, use_cache=use_cache)
     seq, done = prefix, torch.zeros(prefix.shape[0], dtype=torch.bool, device=prefix.device)
     for _ in range(max_new_tokens):
-        nxt = sample_next(_next_logits(model, seq, state), temperature=temperature, top_k=top_k,
-                          top_p=top_p, generator=generator)
+        nxt = sample_next(
+            _next_logits(model, seq, state), temperature=temperature, top_k=top_k, top_p=top_p, generator=generator
+        )
         if eos_id is not None:
             nxt = nxt.masked_fill(done, eos_id)
             done = done | (nxt == eos_id)
@@ -70,15 +83,45 @@ def greedy(model, prefix, max_new_tokens: int, *, src=None, eos_id=None, use_cac
     return generate(model, prefix, max_new_tokens, src=src, eos_id=eos_id, use_cache=use_cache)
 
 
-def sample(model, prefix, max_new_tokens: int, *, src=None, temperature: float = 1.0, top_k=None,
-           top_p=None, generator=None, eos_id=None, use_cache: bool = True):
-    return generate(model, prefix, max_new_tokens, src=src, temperature=temperature, top_k=top_k,
-                    top_p=top_p, generator=generator, eos_id=eos_id, use_cache=use_cache)
+def sample(
+    model,
+    prefix,
+    max_new_tokens: int,
+    *,
+    src=None,
+    temperature: float = 1.0,
+    top_k=None,
+    top_p=None,
+    generator=None,
+    eos_id=None,
+    use_cache: bool = True,
+):
+    return generate(
+        model,
+        prefix,
+        max_new_tokens,
+        src=src,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        generator=generator,
+        eos_id=eos_id,
+        use_cache=use_cache,
+    )
 
 
 @torch.no_grad()
-def beam_search(model, prefix, max_new_tokens: int, *, src=None, beam_size: int = 4, eos_id=None,
-                length_penalty: float = 0.0, use_cache: bool = True):
+def beam_search(
+    model,
+    prefix,
+    max_new_tokens: int,
+    *,
+    src=None,
+    beam_size: int = 4,
+    eos_id=None,
+    length_penalty: float = 0.0,
+    use_cache: bool = True,
+):
     """Beam search over sum of log-probabilities. Finished hypotheses (ending in eos_id) are ranked
     by score / length^length_penalty (length = generated tokens; 0 = raw sum).
     Returns (sequences (B, T0 + n), scores (B,)) for the best hypothesis of each batch row;
@@ -93,12 +136,12 @@ def beam_search(model, prefix, max_new_tokens: int, *, src=None, beam_size: int 
     state = model.start_state(src, use_cache=use_cache)
     scores = torch.full((b, beam_size), float("-inf"), device=dev)
     scores[:, 0] = 0.0
-    finished = [[] for _ in range(b)]          # (normalised score, raw score, tokens) per row
+    finished = [[] for _ in range(b)]  # (normalised score, raw score, tokens) per row
     for step in range(max_new_tokens):
-        logp = _next_logits(model, seq, state).log_softmax(dim=-1)            # (b·k, V)
+        logp = _next_logits(model, seq, state).log_softmax(dim=-1)  # (b·k, V)
         v = logp.shape[-1]
         cand = (scores.reshape(-1, 1) + logp).reshape(b, beam_size * v)
-        top, idx = cand.topk(2 * beam_size, dim=-1)   # 2k so k live beams survive k finishing
+        top, idx = cand.topk(2 * beam_size, dim=-1)  # 2k so k live beams survive k finishing
         beam, tok = idx // v, idx % v
         new_scores = torch.full((b, beam_size), float("-inf"), device=dev)
         new_src = torch.zeros(b, beam_size, dtype=torch.long, device=dev)
@@ -119,14 +162,20 @@ def beam_search(model, prefix, max_new_tokens: int, *, src=None, beam_size: int 
         model.reorder_state(state, flat)
         scores = new_scores
         # a row is done once its best finished hypothesis beats every live beam (scores only fall)
-        if eos_id is not None and length_penalty == 0.0 and all(
-                finished[r] and max(f[1] for f in finished[r]) >= scores[r].max().item() for r in range(b)):
+        if (
+            eos_id is not None
+            and length_penalty == 0.0
+            and all(finished[r] and max(f[1] for f in finished[r]) >= scores[r].max().item() for r in range(b))
+        ):
             break
     out_len = seq.shape[1]
     best_seqs, best_scores = [], []
     for r in range(b):
-        live = [(scores[r, i].item() / (out_len - t0) ** length_penalty, scores[r, i].item(), seq[r * beam_size + i])
-                for i in range(beam_size) if scores[r, i] > float("-inf")]
+        live = [
+            (scores[r, i].item() / (out_len - t0) ** length_penalty, scores[r, i].item(), seq[r * beam_size + i])
+            for i in range(beam_size)
+            if scores[r, i] > float("-inf")
+        ]
         _, raw, tokens = max(finished[r] + live, key=lambda f: f[0])
         pad = out_len - tokens.shape[0]
         if pad > 0:

@@ -4,6 +4,7 @@ bias and attention. The encodings themselves come from ``solutions.positional`` 
 tests/test_reference_positional.py); the identities used here are proved in
 ``solutions.derivations.positional_proofs``. Positions are 0-based; float64 where it is cheap.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,19 @@ import torch
 from solutions.attention import attention_weights, causal_mask
 from solutions.positional import alibi_bias, apply_rope, rope_frequencies, t5_relative_bucket
 
-__all__ = ["sinusoidal_frequencies", "sinusoidal_shift_matrix", "sinusoidal_wavelengths", "sinusoidal_similarity",
-           "position_interpolation", "t5_bias_matrix", "rope_score_from_offset",
-           "rope_attention", "alibi_causal_bias", "alibi_attention", "alibi_last_row_weights"]
+__all__ = [
+    "sinusoidal_frequencies",
+    "sinusoidal_shift_matrix",
+    "sinusoidal_wavelengths",
+    "sinusoidal_similarity",
+    "position_interpolation",
+    "t5_bias_matrix",
+    "rope_score_from_offset",
+    "rope_attention",
+    "alibi_causal_bias",
+    "alibi_attention",
+    "alibi_last_row_weights",
+]
 
 
 # ------------------------------------------------------------------ sinusoidal (PS2)
@@ -73,8 +84,9 @@ def position_interpolation(table, n_new: int):
 
 
 # ------------------------------------------------------------------ T5 (PS2)
-def t5_bias_matrix(table, t_q: int, t_k: int, bidirectional: bool = True, num_buckets: int = 32,
-                   max_distance: int = 128):
+def t5_bias_matrix(
+    table, t_q: int, t_k: int, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+):
     """(n_heads, t_q, t_k) bias: table[bucket(j − i), h] for query position i and key position j
     (both from 0, as Hugging Face T5's ``compute_bias``); ``table`` is (num_buckets, n_heads)."""
     table = torch.as_tensor(table)

@@ -9,6 +9,7 @@ The testers try structured permutations (every adjacent swap, the reversal, a cy
 and seeded random ones, so a function that is equivariant for most but not all permutations
 (say, one that treats token 0 specially) is still caught.
 """
+
 from __future__ import annotations
 
 import torch

@@ -4,6 +4,7 @@ be compared output for output (tests) and timed at identical configurations (ben
 PyTorch packs q, k, v into ``in_proj_weight`` (3d, d) / ``in_proj_bias`` (3d,), in that order;
 the reference keeps ``q_proj``, ``k_proj``, ``v_proj`` separate.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -58,12 +59,20 @@ def torch_transformer_for(cfg: TransformerConfig, **kw) -> nn.Transformer:
     """The nn.Transformer with the same sizes as cfg (batch_first)."""
     with warnings.catch_warnings():  # "enable_nested_tensor is True, but ... norm_first was True"
         warnings.simplefilter("ignore", UserWarning)
-        return nn.Transformer(d_model=cfg.d_model, nhead=cfg.n_heads,
-                              num_encoder_layers=cfg.n_encoder_layers or cfg.n_layers,
-                              num_decoder_layers=cfg.n_decoder_layers or cfg.n_layers,
-                              dim_feedforward=cfg.d_ff, dropout=cfg.dropout, activation=cfg.activation,
-                              layer_norm_eps=cfg.norm_eps, batch_first=True, norm_first=cfg.norm_first,
-                              bias=cfg.bias, **kw)
+        return nn.Transformer(
+            d_model=cfg.d_model,
+            nhead=cfg.n_heads,
+            num_encoder_layers=cfg.n_encoder_layers or cfg.n_layers,
+            num_decoder_layers=cfg.n_decoder_layers or cfg.n_layers,
+            dim_feedforward=cfg.d_ff,
+            dropout=cfg.dropout,
+            activation=cfg.activation,
+            layer_norm_eps=cfg.norm_eps,
+            batch_first=True,
+            norm_first=cfg.norm_first,
+            bias=cfg.bias,
+            **kw,
+        )
 
 
 def stacks_like_torch(theirs: nn.Transformer, cfg: TransformerConfig):

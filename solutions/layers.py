@@ -11,6 +11,7 @@ weights copy across one to one (see ``solutions/interop.py``). Each sub-layer is
 Dropout sits where PyTorch puts it: on each sub-layer's output and inside the FFN after the
 activation (the attention output dropout is the MultiHeadAttention's own).
 """
+
 from __future__ import annotations
 
 import torch
@@ -39,7 +40,7 @@ class Attention(MultiHeadAttention):
         h = self.cfg.n_heads
         q = _split(self.q_proj(x_q), h)
         if cache is not None and x_kv is not None and "k" in cache:
-            k, v = cache["k"], cache["v"]                  # memory projected on an earlier step
+            k, v = cache["k"], cache["v"]  # memory projected on an earlier step
         else:
             src = x_q if x_kv is None else x_kv
             k, v = _split(self.k_proj(src), h), _split(self.v_proj(src), h)
@@ -56,7 +57,7 @@ class Attention(MultiHeadAttention):
 
 def _split(x, n_heads):
     b, t, d = x.shape
-    return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)      # (B, h, T, d_head)
+    return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)  # (B, h, T, d_head)
 
 
 def _merge(x):
@@ -73,7 +74,7 @@ class FeedForward(nn.Module):
             raise ValueError(f"activation must be 'relu' or 'gelu', not {activation!r}")
         self.linear1 = nn.Linear(d_model, d_ff, bias=bias)
         self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
-        self.act = F.relu if activation == "relu" else F.gelu      # exact (erf) GELU, as torch's layers
+        self.act = F.relu if activation == "relu" else F.gelu  # exact (erf) GELU, as torch's layers
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
@@ -119,8 +120,7 @@ class DecoderLayer(nn.Module):
         self.norm3 = nn.LayerNorm(cfg.d_model, eps=cfg.norm_eps, bias=cfg.bias)
         self.dropout = nn.Dropout(cfg.dropout)
 
-    def forward(self, x, memory=None, self_mask=None, memory_mask=None, *, bias=None, rope=None,
-                cache=None, fast=True):
+    def forward(self, x, memory=None, self_mask=None, memory_mask=None, *, bias=None, rope=None, cache=None, fast=True):
         """``cache``: None or a dict {"self": {...}, "cross": {...}} filled in place."""
         c_self = c_cross = None
         if cache is not None:

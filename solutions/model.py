@@ -18,6 +18,7 @@ Weight init (``_init_weights``, nanoGPT/GPT-2 style): every nn.Linear and nn.Emb
 does not grow with depth. The output head is tied to the target embedding when
 ``tie_embeddings``; embeddings are multiplied by √d_model when ``scale_embeddings`` (2017 paper).
 """
+
 from __future__ import annotations
 
 import math
@@ -37,23 +38,23 @@ POSITIONS = ("sinusoidal", "learned", "rope", "alibi", "t5", "none")
 @dataclass
 class TransformerConfig:
     vocab_size: int = 32
-    src_vocab_size: int | None = None      # encoder vocabulary; None = shared with the decoder
+    src_vocab_size: int | None = None  # encoder vocabulary; None = shared with the decoder
     d_model: int = 64
     n_heads: int = 4
-    n_layers: int = 2                      # default for both stacks
+    n_layers: int = 2  # default for both stacks
     n_encoder_layers: int | None = None
     n_decoder_layers: int | None = None
     d_ff: int = 256
     dropout: float = 0.0
-    activation: str = "relu"               # "relu" | "gelu"
-    norm_first: bool = True                # True: Pre-LN; False: Post-LN (2017 paper)
-    final_norm: bool = True                # LayerNorm after each stack (nn.Transformer always has one)
+    activation: str = "relu"  # "relu" | "gelu"
+    norm_first: bool = True  # True: Pre-LN; False: Post-LN (2017 paper)
+    final_norm: bool = True  # LayerNorm after each stack (nn.Transformer always has one)
     norm_eps: float = 1e-5
     bias: bool = True
-    max_len: int = 512                     # learned/sinusoidal table size
+    max_len: int = 512  # learned/sinusoidal table size
     pos: str = "sinusoidal"
-    pos_base: float = 10000.0              # sinusoidal and RoPE base
-    rope_convention: str = "half"          # "half" (rotate_half) | "interleaved" (RoFormer)
+    pos_base: float = 10000.0  # sinusoidal and RoPE base
+    rope_convention: str = "half"  # "half" (rotate_half) | "interleaved" (RoFormer)
     t5_num_buckets: int = 32
     t5_max_distance: int = 128
     pad_id: int | None = None
@@ -77,8 +78,11 @@ class AttentionPositions(nn.Module):
     def __init__(self, cfg: TransformerConfig, bidirectional: bool):
         super().__init__()
         self.cfg, self.bidirectional = cfg, bidirectional
-        self.t5 = (T5RelativeBias(cfg.n_heads, bidirectional, cfg.t5_num_buckets, cfg.t5_max_distance)
-                   if cfg.pos == "t5" else None)
+        self.t5 = (
+            T5RelativeBias(cfg.n_heads, bidirectional, cfg.t5_num_buckets, cfg.t5_max_distance)
+            if cfg.pos == "t5"
+            else None
+        )
 
     def forward(self, t_q: int, t_k: int, like: torch.Tensor):
         cfg, bias, rope = self.cfg, None, None
@@ -87,8 +91,9 @@ class AttentionPositions(nn.Module):
         elif cfg.pos == "alibi":
             bias = alibi_bias(cfg.n_heads, t_q, t_k, symmetric=self.bidirectional, device=like.device)[None]
         elif cfg.pos == "rope":
-            cos, sin = rope_cos_sin(torch.arange(t_k - t_q, t_k), cfg.d_head, cfg.pos_base,
-                                    cfg.rope_convention, dtype=like.dtype)
+            cos, sin = rope_cos_sin(
+                torch.arange(t_k - t_q, t_k), cfg.d_head, cfg.pos_base, cfg.rope_convention, dtype=like.dtype
+            )
             rope = (cos.to(like.device), sin.to(like.device), cfg.rope_convention)
         return bias, rope
 
@@ -121,12 +126,20 @@ class Decoder(nn.Module):
 
     def forward(self, x, memory=None, self_mask="causal", memory_mask=None, *, cache=None, start=0, fast=True):
         t = x.shape[1]
-        if isinstance(self_mask, str) and (start > 0 or t == 1):   # "causal" with a KV-cache offset
+        if isinstance(self_mask, str) and (start > 0 or t == 1):  # "causal" with a KV-cache offset
             self_mask = causal_mask(t, start + t, device=x.device) if t > 1 else None
         bias, rope = self.positions(t, start + t, x)
         for i, layer in enumerate(self.layers):
-            x = layer(x, memory, self_mask, memory_mask, bias=bias, rope=rope,
-                      cache=None if cache is None else cache[i], fast=fast)
+            x = layer(
+                x,
+                memory,
+                self_mask,
+                memory_mask,
+                bias=bias,
+                rope=rope,
+                cache=None if cache is None else cache[i],
+                fast=fast,
+            )
         return x if self.norm is None else self.norm(x)
 
 
@@ -137,8 +150,11 @@ class _TokenModel(nn.Module):
 
     def _setup_embeddings(self, cfg):
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        self.abs_pos = (AbsolutePositional(cfg.pos, cfg.max_len, cfg.d_model, cfg.pos_base)
-                        if cfg.pos in ("sinusoidal", "learned") else None)
+        self.abs_pos = (
+            AbsolutePositional(cfg.pos, cfg.max_len, cfg.d_model, cfg.pos_base)
+            if cfg.pos in ("sinusoidal", "learned")
+            else None
+        )
         self.emb_dropout = nn.Dropout(cfg.dropout)
         self.lm_head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
 
@@ -187,8 +203,11 @@ class EncoderDecoderTransformer(_TokenModel):
         self.cfg = cfg
         n_enc, n_dec = cfg.n_encoder_layers or cfg.n_layers, cfg.n_decoder_layers or cfg.n_layers
         self._setup_embeddings(cfg)
-        self.src_emb = (nn.Embedding(cfg.src_vocab_size, cfg.d_model)
-                        if cfg.src_vocab_size not in (None, cfg.vocab_size) else self.tok_emb)
+        self.src_emb = (
+            nn.Embedding(cfg.src_vocab_size, cfg.d_model)
+            if cfg.src_vocab_size not in (None, cfg.vocab_size)
+            else self.tok_emb
+        )
         self.encoder = Encoder(cfg, n_enc)
         self.decoder = Decoder(cfg, n_dec, cross=True)
         self._finish_init(n_enc + n_dec)
@@ -200,11 +219,12 @@ class EncoderDecoderTransformer(_TokenModel):
 
     def decode(self, tgt, memory, memory_mask=None, *, cache=None, start=0, fast=True):
         self_mask = "causal"
-        pad = self.key_padding(tgt) if cache is None else None   # generation never pads the target
+        pad = self.key_padding(tgt) if cache is None else None  # generation never pads the target
         if pad is not None:
             self_mask = causal_mask(tgt.shape[1], device=tgt.device) & pad
-        x = self.decoder(self.embed(tgt, self.tok_emb, start), memory, self_mask, memory_mask,
-                         cache=cache, start=start, fast=fast)
+        x = self.decoder(
+            self.embed(tgt, self.tok_emb, start), memory, self_mask, memory_mask, cache=cache, start=start, fast=fast
+        )
         return self.lm_head(x)
 
     def forward(self, src, tgt, fast=True):
@@ -218,8 +238,7 @@ class EncoderDecoderTransformer(_TokenModel):
         return {"memory": memory, "memory_mask": memory_mask, "cache": cache, "pos": 0}
 
     def step(self, tokens, state):
-        logits = self.decode(tokens, state["memory"], state["memory_mask"], cache=state["cache"],
-                             start=state["pos"])
+        logits = self.decode(tokens, state["memory"], state["memory_mask"], cache=state["cache"], start=state["pos"])
         if state["cache"] is not None:
             state["pos"] += tokens.shape[1]
         return logits
@@ -241,8 +260,7 @@ class DecoderOnlyTransformer(_TokenModel):
         pad = self.key_padding(idx) if cache is None else None
         if pad is not None:
             self_mask = causal_mask(idx.shape[1], device=idx.device) & pad
-        x = self.decoder(self.embed(idx, self.tok_emb, start), None, self_mask, cache=cache,
-                         start=start, fast=fast)
+        x = self.decoder(self.embed(idx, self.tok_emb, start), None, self_mask, cache=cache, start=start, fast=fast)
         return self.lm_head(x)
 
     def start_state(self, src=None, use_cache=True):

@@ -12,6 +12,7 @@ RoPE conventions (same frequencies, different pairing of the d coordinates):
 They are related by the fixed permutation ``rope_half_permutation(d)`` = [0, 2, 4, …, 1, 3, …]:
 ``apply_rope(x[..., P], pos, convention="half") == apply_rope(x, pos, "interleaved")[..., P]``.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,9 +52,9 @@ def rope_cos_sin(positions, d: int, base: float = 10000.0, convention: str = "ha
     """cos and sin of the angles laid out to multiply a (…, T, d) tensor element-wise."""
     ang = rope_angles(positions, d, base)
     if convention == "interleaved":
-        ang = ang.repeat_interleave(2, dim=-1)       # θ_1 θ_1 θ_2 θ_2 …
+        ang = ang.repeat_interleave(2, dim=-1)  # θ_1 θ_1 θ_2 θ_2 …
     elif convention == "half":
-        ang = torch.cat([ang, ang], dim=-1)           # θ_1 … θ_{d/2} θ_1 … θ_{d/2}
+        ang = torch.cat([ang, ang], dim=-1)  # θ_1 … θ_{d/2} θ_1 … θ_{d/2}
     else:
         raise ValueError(f"unknown RoPE convention {convention!r}")
     return ang.cos().to(dtype), ang.sin().to(dtype)
@@ -105,6 +106,7 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     Otherwise the reference rule: the slopes for the closest smaller power of two c, then every
     other slope of the 2c-head sequence for the remaining n − c heads
     (n = 12: 2^−1 … 2^−8, then 2^−0.5, 2^−1.5, 2^−2.5, 2^−3.5)."""
+
     def power_of_two(n):
         return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
 
@@ -148,8 +150,10 @@ def t5_relative_bucket(rel_pos, bidirectional: bool = True, num_buckets: int = 3
     max_exact = num_buckets // 2
     is_small = n < max_exact
     # float32, like the T5 and Hugging Face code, so bucket boundaries agree with them exactly
-    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                         * (num_buckets - max_exact)).long()
+    large = (
+        max_exact
+        + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    )
     large = large.clamp(max=num_buckets - 1)
     return bucket + torch.where(is_small, n, large)
 
@@ -183,5 +187,5 @@ class AbsolutePositional(nn.Module):
 
     def forward(self, start: int, t: int):
         if self.kind == "learned":
-            return self.table.weight[start:start + t]
-        return self.table_fixed[start:start + t]
+            return self.table.weight[start : start + t]
+        return self.table_fixed[start : start + t]

@@ -5,11 +5,13 @@ tensors (B, h, T, d_head) with d_head = d_model / h, attention scores (B, h, T_q
 Every sub-layer of an encoder or decoder layer maps (B, T, d_model) to itself — the residual
 stream never changes width; only the FFN's hidden layer is d_ff wide.
 """
+
 from __future__ import annotations
 
 
-def encoder_decoder_shapes(batch: int, src_len: int, tgt_len: int, d_model: int, n_heads: int,
-                           d_ff: int, vocab: int) -> dict[str, tuple[int, ...]]:
+def encoder_decoder_shapes(
+    batch: int, src_len: int, tgt_len: int, d_model: int, n_heads: int, d_ff: int, vocab: int
+) -> dict[str, tuple[int, ...]]:
     assert d_model % n_heads == 0, "d_model must split evenly across heads"
     B, S, T, d, h = batch, src_len, tgt_len, d_model, n_heads
     return {

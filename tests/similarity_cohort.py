@@ -6,6 +6,7 @@ einsum, with loops over rows, with a hand-made stable softmax; shapes and parame
 built three different ways); the answers the question forces on everyone (``scores_002 = Q @
 K.T``, the formula strings) come from the instructor's solution for all of them, as they would.
 """
+
 from __future__ import annotations
 
 import re
@@ -75,7 +76,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 }
 
 SHAPES = {
-    "literal": '''B, S, T = PARAMS["batch"], PARAMS["src_len"], PARAMS["tgt_len"]
+    "literal": """B, S, T = PARAMS["batch"], PARAMS["src_len"], PARAMS["tgt_len"]
 d, h, V = PARAMS["d_model"], PARAMS["n_heads"], PARAMS["vocab"]
 shapes = {
     "src_embeddings": (B, S, d), "encoder_q_per_head": (B, h, S, d // h),
@@ -86,8 +87,8 @@ shapes = {
     "cross_scores": (B, h, T, S), "cross_attention_out": (B, T, d),
     "decoder_layer_out": (B, T, d), "logits": (B, T, V),
 }
-''',
-    "helpers": '''p = PARAMS
+""",
+    "helpers": """p = PARAMS
 head = p["d_model"] // p["n_heads"]
 
 def seq(n, width):
@@ -108,8 +109,8 @@ shapes["cross_q_per_head"], shapes["cross_kv_per_head"] = per_head(T, head), per
 shapes["cross_scores"] = per_head(T, S)
 shapes["cross_attention_out"] = shapes["decoder_layer_out"] = seq(T, p["d_model"])
 shapes["logits"] = seq(T, p["vocab"])
-''',
-    "table": '''rows = [
+""",
+    "table": """rows = [
     ("src_embeddings", "B S D"), ("encoder_q_per_head", "B H S K"), ("encoder_self_scores", "B H S S"),
     ("encoder_self_attention_out", "B S D"), ("ffn_hidden", "B S F"), ("encoder_layer_out", "B S D"),
     ("tgt_embeddings", "B T D"), ("decoder_self_scores", "B H T T"), ("cross_q_per_head", "B H T K"),
@@ -122,7 +123,7 @@ sizes = {"B": PARAMS["batch"], "S": PARAMS["src_len"], "T": PARAMS["tgt_len"], "
 shapes = {}
 for key, letters in rows:
     shapes[key] = tuple(sizes[c] for c in letters.split())
-''',
+""",
     "comprehension": '''cfg = PARAMS
 dims = {"B": cfg["batch"], "S": cfg["src_len"], "T": cfg["tgt_len"], "D": cfg["d_model"],
         "H": cfg["n_heads"], "F": cfg["d_ff_factor"] * cfg["d_model"], "V": cfg["vocab"]}
@@ -137,14 +138,14 @@ shapes = {name: tuple(dims[letter] for letter in axes)
 }
 
 COUNTS = {
-    "inline": '''_d, _ff = PARAMS["d_model"], PARAMS["d_ff_factor"] * PARAMS["d_model"]
+    "inline": """_d, _ff = PARAMS["d_model"], PARAMS["d_ff_factor"] * PARAMS["d_model"]
 _mha, _ffn, _ln = 4 * _d * _d + 4 * _d, 2 * _d * _ff + _ff + _d, 2 * _d
 param_counts = {"mha": _mha, "ffn": _ffn, "encoder_layer": _mha + _ffn + 2 * _ln,
                 "decoder_layer": 2 * _mha + _ffn + 3 * _ln}
 param_counts["total"] = (PARAMS["vocab"] * _d + PARAMS["n_enc_layers"] * param_counts["encoder_layer"]
                          + PARAMS["n_dec_layers"] * param_counts["decoder_layer"])
-''',
-    "functions": '''def linear(n_in, n_out):
+""",
+    "functions": """def linear(n_in, n_out):
     return n_in * n_out + n_out
 
 def layer_norm(width):
@@ -160,8 +161,8 @@ def count_model(cfg):
     return dict(mha=attention, ffn=feed_forward, encoder_layer=enc, decoder_layer=dec, total=total)
 
 param_counts = count_model(PARAMS)
-''',
-    "sum": '''width = PARAMS["d_model"]
+""",
+    "sum": """width = PARAMS["d_model"]
 hidden = width * PARAMS["d_ff_factor"]
 pieces = {"wq": width * width + width, "wk": width * width + width, "wv": width * width + width,
           "wo": width * width + width}
@@ -177,8 +178,8 @@ param_counts = {
 param_counts["total"] = width * PARAMS["vocab"]
 param_counts["total"] += param_counts["encoder_layer"] * PARAMS["n_enc_layers"]
 param_counts["total"] += param_counts["decoder_layer"] * PARAMS["n_dec_layers"]
-''',
-    "class": '''class Counter:
+""",
+    "class": """class Counter:
     def __init__(self, d_model, d_ff):
         self.d, self.f = d_model, d_ff
 
@@ -198,11 +199,11 @@ param_counts = {"mha": c.attention(), "ffn": c.ffn(), "encoder_layer": c.layer(F
                 "decoder_layer": c.layer(True)}
 param_counts["total"] = sum([PARAMS["vocab"] * c.d, PARAMS["n_enc_layers"] * c.layer(False),
                              PARAMS["n_dec_layers"] * c.layer(True)])
-''',
+""",
 }
 
 REAL_MODELS = {
-    "layer_fn": '''def _layer(d, d_ff, cross=False):
+    "layer_fn": """def _layer(d, d_ff, cross=False):
     attention = 4 * d * d + 4 * d
     return (2 if cross else 1) * attention + 2 * d * d_ff + d_ff + d + (3 if cross else 2) * 2 * d
 real_models = {
@@ -210,8 +211,8 @@ real_models = {
     "gpt2_small": (50257 + 1024) * 768 + 12 * _layer(768, 3072) + 2 * 768,
     "transformer_base": 37000 * 512 + 6 * _layer(512, 2048) + 6 * _layer(512, 2048, cross=True),
 }
-''',
-    "named": '''def encoder_block(d):
+""",
+    "named": """def encoder_block(d):
     return 4 * (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d) + 4 * d
 
 def decoder_block(d):
@@ -223,8 +224,8 @@ bert += 768 * 768 + 768
 gpt2 = 50257 * 768 + 1024 * 768 + 12 * encoder_block(768) + 2 * 768
 base = 37000 * 512 + 6 * encoder_block(512) + 6 * decoder_block(512)
 real_models = {"bert_base": bert, "gpt2_small": gpt2, "transformer_base": base}
-''',
-    "general": '''def model_size(vocab, positions, d, n_enc, n_dec=0, extra=0):
+""",
+    "general": """def model_size(vocab, positions, d, n_enc, n_dec=0, extra=0):
     ff = 4 * d
     att = 4 * d * (d + 1)
     mlp = d * ff + ff + ff * d + d
@@ -235,8 +236,8 @@ real_models = {
     "gpt2_small": model_size(50257, 1024, 768, 12, extra=2 * 768),
     "transformer_base": model_size(37000, 0, 512, 6, 6),
 }
-''',
-    "loop": '''configs = [("bert_base", 768, 12, 0, 30522 + 512 + 2), ("gpt2_small", 768, 12, 0, 50257 + 1024),
+""",
+    "loop": """configs = [("bert_base", 768, 12, 0, 30522 + 512 + 2), ("gpt2_small", 768, 12, 0, 50257 + 1024),
            ("transformer_base", 512, 6, 6, 37000)]
 real_models = {}
 for label, width, enc_layers, dec_layers, rows in configs:
@@ -250,19 +251,35 @@ for label, width, enc_layers, dec_layers, rows in configs:
     if label == "gpt2_small":
         n += 2 * width
     real_models[label] = n
-''',
+""",
 }
 
 # who wrote what: four honest students, no two alike in any part with room for choice
 HONEST = {
-    "hana": {"sdpa_impl": SDPA["vectorised"], "shapes_answer": SHAPES["literal"],
-             "counts_answer": COUNTS["inline"], "real_models_answer": REAL_MODELS["layer_fn"]},
-    "ivan": {"sdpa_impl": SDPA["einsum"], "shapes_answer": SHAPES["helpers"],
-             "counts_answer": COUNTS["functions"], "real_models_answer": REAL_MODELS["named"]},
-    "jo": {"sdpa_impl": SDPA["loops"], "shapes_answer": SHAPES["table"],
-           "counts_answer": COUNTS["sum"], "real_models_answer": REAL_MODELS["general"]},
-    "kai": {"sdpa_impl": SDPA["logsumexp"], "shapes_answer": SHAPES["comprehension"],
-            "counts_answer": COUNTS["class"], "real_models_answer": REAL_MODELS["loop"]},
+    "hana": {
+        "sdpa_impl": SDPA["vectorised"],
+        "shapes_answer": SHAPES["literal"],
+        "counts_answer": COUNTS["inline"],
+        "real_models_answer": REAL_MODELS["layer_fn"],
+    },
+    "ivan": {
+        "sdpa_impl": SDPA["einsum"],
+        "shapes_answer": SHAPES["helpers"],
+        "counts_answer": COUNTS["functions"],
+        "real_models_answer": REAL_MODELS["named"],
+    },
+    "jo": {
+        "sdpa_impl": SDPA["loops"],
+        "shapes_answer": SHAPES["table"],
+        "counts_answer": COUNTS["sum"],
+        "real_models_answer": REAL_MODELS["general"],
+    },
+    "kai": {
+        "sdpa_impl": SDPA["logsumexp"],
+        "shapes_answer": SHAPES["comprehension"],
+        "counts_answer": COUNTS["class"],
+        "real_models_answer": REAL_MODELS["loop"],
+    },
 }
 
 
@@ -277,7 +294,7 @@ def reverse_functions(code: str) -> str:
     import ast
 
     lines = code.splitlines(keepends=True)
-    blocks = [("".join(lines[n.lineno - 1:n.end_lineno])) for n in ast.parse(code).body]
+    blocks = [("".join(lines[n.lineno - 1 : n.end_lineno])) for n in ast.parse(code).body]
     defs = [b for b in blocks if b.startswith(("def ", "class "))]
     rest = [b for b in blocks if not b.startswith(("def ", "class "))]
     return "\n\n".join(defs[::-1] + rest) + "\n"
@@ -288,8 +305,10 @@ def edit_comments(code: str) -> str:
     out = []
     for line in code.splitlines():
         line = re.sub(r"\s+#.*$", "", line)  # drop trailing comments
-        line = line.replace('"""softmax(q kᵀ / √d_k) v, with mask True = may attend and fully masked rows -> 0."""',
-                            '"""My attention: row softmax of the scaled scores, then the values."""')
+        line = line.replace(
+            '"""softmax(q kᵀ / √d_k) v, with mask True = may attend and fully masked rows -> 0."""',
+            '"""My attention: row softmax of the scaled scores, then the values."""',
+        )
         line = line.replace(" = ", "=").replace(", ", ",")
         out.append(line)
         if line.rstrip().endswith(":") and not line.lstrip().startswith(("'", '"')):
@@ -308,9 +327,24 @@ SWAPPED_SDPA = '''def scaled_dot_product_attention(q, k, v, mask=None):
     return torch.matmul(w, v)
 '''
 
-RENAMES = {"scores": "att", "weights": "probs", "d_k": "dim", "_d": "width", "_ff": "inner", "_mha": "a",
-           "_ffn": "f", "_ln": "norm", "B": "bb", "S": "ss", "T": "tt", "d": "dm", "h": "heads",
-           "_layer": "block", "attention": "attn", "cross": "with_cross"}
+RENAMES = {
+    "scores": "att",
+    "weights": "probs",
+    "d_k": "dim",
+    "_d": "width",
+    "_ff": "inner",
+    "_mha": "a",
+    "_ffn": "f",
+    "_ln": "norm",
+    "B": "bb",
+    "S": "ss",
+    "T": "tt",
+    "d": "dm",
+    "h": "heads",
+    "_layer": "block",
+    "attention": "attn",
+    "cross": "with_cross",
+}
 RENAMES_AGAIN = {"att": "logits", "probs": "alpha", "width": "dmod", "bb": "nb", "block": "layer_params"}
 
 
@@ -321,14 +355,22 @@ def planted() -> dict[str, dict[str, str]]:
     return {
         "copy_rename": copy_rename,  # of hana: every identifier renamed
         "copy_reorder": {  # of ivan: functions reversed, two answer cells' code swapped between cells
-            "sdpa_impl": ivan["sdpa_impl"], "shapes_answer": reverse_functions(ivan["shapes_answer"]),
+            "sdpa_impl": ivan["sdpa_impl"],
+            "shapes_answer": reverse_functions(ivan["shapes_answer"]),
             "counts_answer": reverse_functions(ivan["real_models_answer"]),
-            "real_models_answer": reverse_functions(ivan["counts_answer"])},
+            "real_models_answer": reverse_functions(ivan["counts_answer"]),
+        },
         "copy_comments": {g: edit_comments(c) for g, c in jo.items()},  # of jo: comments and layout
         "copy_swap": {**kai, "sdpa_impl": SWAPPED_SDPA},  # of kai: one function replaced by another
         "copy_chain": {g: edit_comments(rename(c, RENAMES_AGAIN)) for g, c in copy_rename.items()},
     }
 
 
-PLANTED_PAIRS = {("copy_rename", "hana"), ("copy_reorder", "ivan"), ("copy_comments", "jo"),
-                 ("copy_swap", "kai"), ("copy_chain", "hana"), ("copy_chain", "copy_rename")}
+PLANTED_PAIRS = {
+    ("copy_rename", "hana"),
+    ("copy_reorder", "ivan"),
+    ("copy_comments", "jo"),
+    ("copy_swap", "kai"),
+    ("copy_chain", "hana"),
+    ("copy_chain", "copy_rename"),
+}

@@ -10,6 +10,7 @@ Also covered elsewhere: tests/test_sandbox.py (allclose patch, reading sources a
 gradebook, importing the reference, sleep / ignored alarm, os._exit, 50 GB, socket, segfault,
 1 GB print), tests/test_durability.py (killed batch, two runs at once).
 """
+
 import json
 import shutil
 import subprocess
@@ -29,14 +30,16 @@ ZEROS = "\ndef scaled_dot_product_attention(q, k, v, mask=None):\n    return tor
 
 def correct_then(transform: str) -> str:
     """A correct implementation whose return value is passed through `transform` (an expression in `out`)."""
-    return ("def scaled_dot_product_attention(q, k, v, mask=None):\n"
-            "    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"
-            "    if mask is not None:\n        s = s.masked_fill(~mask, float('-inf'))\n"
-            "    out = torch.nan_to_num(torch.softmax(s, -1)) @ v\n"
-            f"    return {transform}\n")
+    return (
+        "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+        "    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"
+        "    if mask is not None:\n        s = s.masked_fill(~mask, float('-inf'))\n"
+        "    out = torch.nan_to_num(torch.softmax(s, -1)) @ v\n"
+        f"    return {transform}\n"
+    )
 
 
-FORGE = '''
+FORGE = """
 import os, struct, json
 frame = json.dumps({"q": "sdpa", "results": [{"value": 1.0}] * 5}).encode()
 for fd in range(3, 64):
@@ -45,21 +48,26 @@ for fd in range(3, 64):
             os.write(fd, data)
         except OSError:
             pass
-'''
+"""
 
 CELL_CASES = {
     "patches_testing_and_builtins": "import math, builtins\ntorch.testing.assert_close = lambda *a, **k: None\n"
-                                    "math.isclose = lambda *a, **k: True\nbuiltins.isinstance = lambda *a: True\n" + ZEROS,
+    "math.isclose = lambda *a, **k: True\nbuiltins.isinstance = lambda *a: True\n" + ZEROS,
     "eq_always_true": "class Yes:\n    def __eq__(self, other):\n        return True\n"
-                      "def scaled_dot_product_attention(q, k, v, mask=None):\n    return Yes()\n",
+    "def scaled_dot_product_attention(q, k, v, mask=None):\n    return Yes()\n",
     "tensor_subclass_lies": "class Liar(torch.Tensor):\n    def __eq__(self, o):\n        return True\n"
-                            "    def allclose(self, *a, **k):\n        return True\n" + ZEROS.replace(
-                                "return torch.zeros(*q.shape[:-1], v.shape[-1])",
-                                "return torch.zeros(*q.shape[:-1], v.shape[-1]).as_subclass(Liar)"),
+    "    def allclose(self, *a, **k):\n        return True\n"
+    + ZEROS.replace(
+        "return torch.zeros(*q.shape[:-1], v.shape[-1])",
+        "return torch.zeros(*q.shape[:-1], v.shape[-1]).as_subclass(Liar)",
+    ),
     "ndarray_subclass_lies": "class Liar(np.ndarray):\n    def __eq__(self, o):\n        return np.ones_like(self, bool)\n"
-                             + ZEROS.replace("return torch.zeros(*q.shape[:-1], v.shape[-1])",
-                                             "return np.zeros((*q.shape[:-1], v.shape[-1]), np.float32).view(Liar)"),
-    "replaces_sys_modules": "import sys\nsys.modules['numpy.testing'] = None\nsys.modules['torch'].allclose = lambda *a, **k: True\n" + ZEROS,
+    + ZEROS.replace(
+        "return torch.zeros(*q.shape[:-1], v.shape[-1])",
+        "return np.zeros((*q.shape[:-1], v.shape[-1]), np.float32).view(Liar)",
+    ),
+    "replaces_sys_modules": "import sys\nsys.modules['numpy.testing'] = None\nsys.modules['torch'].allclose = lambda *a, **k: True\n"
+    + ZEROS,
     "forges_result_channel": FORGE + ZEROS,
     "prints_fake_verdict": "print('sdpa: passed 4/4\\nAll tests PASSED\\nscore: 4/4')\n" + ZEROS,
     "sys_exit": "import sys\nsys.exit(0)\n" + correct_then("out"),
@@ -87,6 +95,7 @@ def _notebook_cases(ps1):
             nb = nbformat.from_dict(json.loads(nbformat.writes(solved)))
             edit(nb)
             nbformat.write(nb, path)
+
         return write
 
     def cell(nb, gid):
@@ -119,8 +128,7 @@ def _notebook_cases(ps1):
         path.write_text(nbformat.writes(nbformat.convert(copy, 3), version=3))
 
     def other_assignment(path):
-        shutil.copy(released_notebook(load_assignment("ps5_equivariance")).parent /
-                    "ps5_equivariance.ipynb", path)
+        shutil.copy(released_notebook(load_assignment("ps5_equivariance")).parent / "ps5_equivariance.ipynb", path)
 
     def huge(path):
         with open(path, "wb") as f:
@@ -146,8 +154,10 @@ def graded(ps1, tmp_path_factory):
     root = tmp_path_factory.mktemp("catalogue")
     subs, out = root / "in", root / "out"
     write_submission(subs, "honest", ps1, make_notebook(ps1))
-    writes_results = (f"for p in [{str(out / 'results.json')!r}, {str(out / 'submissions' / 'honest.json')!r}]:\n"
-                      "    try:\n        open(p, 'w').write('{}')\n    except OSError:\n        pass\n" + ZEROS)
+    writes_results = (
+        f"for p in [{str(out / 'results.json')!r}, {str(out / 'submissions' / 'honest.json')!r}]:\n"
+        "    try:\n        open(p, 'w').write('{}')\n    except OSError:\n        pass\n" + ZEROS
+    )
     for student, source in {**CELL_CASES, "writes_into_results": writes_results}.items():
         write_submission(subs, student, ps1, make_notebook(ps1, {"sdpa_impl": source}))
     for student, write in _notebook_cases(ps1).items():
@@ -162,21 +172,34 @@ def sdpa(students, name):
     return students[name]["questions"]["sdpa"]
 
 
-@pytest.mark.parametrize("name", ["patches_testing_and_builtins", "eq_always_true", "tensor_subclass_lies",
-                                  "ndarray_subclass_lies", "replaces_sys_modules", "forges_result_channel",
-                                  "prints_fake_verdict", "writes_into_results"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "patches_testing_and_builtins",
+        "eq_always_true",
+        "tensor_subclass_lies",
+        "ndarray_subclass_lies",
+        "replaces_sys_modules",
+        "forges_result_channel",
+        "prints_fake_verdict",
+        "writes_into_results",
+    ],
+)
 def test_cheats_score_zero(graded, name):
     students, _ = graded
     assert sdpa(students, name)["score"] == 0, sdpa(students, name)
 
 
-@pytest.mark.parametrize("name,flag", [
-    ("patches_testing_and_builtins", "reassigns a checking function"),
-    ("eq_always_true", "custom __eq__"),
-    ("tensor_subclass_lies", "custom __eq__"),
-    ("replaces_sys_modules", "sys.modules"),
-    ("forges_result_channel", "raw file descriptors"),
-])
+@pytest.mark.parametrize(
+    "name,flag",
+    [
+        ("patches_testing_and_builtins", "reassigns a checking function"),
+        ("eq_always_true", "custom __eq__"),
+        ("tensor_subclass_lies", "custom __eq__"),
+        ("replaces_sys_modules", "sys.modules"),
+        ("forges_result_channel", "raw file descriptors"),
+    ],
+)
 def test_cheats_are_flagged_for_the_instructor(graded, name, flag):
     students, _ = graded
     assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
@@ -190,22 +213,25 @@ def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
     assert "flags" not in students["honest"]
 
 
-@pytest.mark.parametrize("name,status,words", [
-    ("eq_always_true", "error", "cannot be returned"),
-    ("sys_exit", "missing", "SystemExit"),
-    ("raise_system_exit", "missing", "SystemExit"),
-    ("deep_recursion", "missing", "cell sdpa_impl failed"),
-    ("fork_bomb", "missing", "cell sdpa_impl failed"),
-    ("gigantic_tensor", "error", "the limit is 16 MiB"),
-    # frames forged out of turn are ignored; its garbage gets the cell killed, and the answer
-    # defined in that cell with it
-    ("forges_result_channel", "missing", "result channel carried malformed data"),
-    ("nan_output", "failed", "NaN"),
-    ("float16_output", "failed", "float16"),
-    ("int_output", "failed", "floating point"),
-    ("meta_device_output", "error", "not plain data"),
-    ("broadcasting_shape", "failed", "shape"),
-])
+@pytest.mark.parametrize(
+    "name,status,words",
+    [
+        ("eq_always_true", "error", "cannot be returned"),
+        ("sys_exit", "missing", "SystemExit"),
+        ("raise_system_exit", "missing", "SystemExit"),
+        ("deep_recursion", "missing", "cell sdpa_impl failed"),
+        ("fork_bomb", "missing", "cell sdpa_impl failed"),
+        ("gigantic_tensor", "error", "the limit is 16 MiB"),
+        # frames forged out of turn are ignored; its garbage gets the cell killed, and the answer
+        # defined in that cell with it
+        ("forges_result_channel", "missing", "result channel carried malformed data"),
+        ("nan_output", "failed", "NaN"),
+        ("float16_output", "failed", "float16"),
+        ("int_output", "failed", "floating point"),
+        ("meta_device_output", "error", "not plain data"),
+        ("broadcasting_shape", "failed", "shape"),
+    ],
+)
 def test_resource_and_answer_cases_get_a_clear_verdict(graded, name, status, words):
     students, _ = graded
     res = sdpa(students, name)
@@ -213,8 +239,10 @@ def test_resource_and_answer_cases_get_a_clear_verdict(graded, name, status, wor
     assert words in res["feedback"], res["feedback"]
 
 
-@pytest.mark.parametrize("name", ["float64_output", "list_output", "background_process",
-                                  "nbformat_3", "tampered_locked_cell", "cells_out_of_order"])
+@pytest.mark.parametrize(
+    "name",
+    ["float64_output", "list_output", "background_process", "nbformat_3", "tampered_locked_cell", "cells_out_of_order"],
+)
 def test_harmless_variations_still_earn_the_points(graded, name):
     students, _ = graded
     assert sdpa(students, name)["status"] == "passed", sdpa(students, name)
@@ -225,25 +253,31 @@ def test_no_background_process_outlives_grading(graded):
     assert "sleep 987" not in ps
 
 
-@pytest.mark.parametrize("name,words", [
-    ("invalid_json", "not valid notebook JSON"),
-    ("not_a_notebook", "not a Jupyter notebook"),
-    ("empty_file", "is empty"),
-    ("notebook_200MB", "MiB"),
-])
+@pytest.mark.parametrize(
+    "name,words",
+    [
+        ("invalid_json", "not valid notebook JSON"),
+        ("not_a_notebook", "not a Jupyter notebook"),
+        ("empty_file", "is empty"),
+        ("notebook_200MB", "MiB"),
+    ],
+)
 def test_unreadable_notebooks_get_a_clear_message(graded, name, words):
     students, _ = graded
     res = sdpa(students, name)
     assert res["status"] == "error" and words in res["feedback"] and words in students[name]["error"]
 
 
-@pytest.mark.parametrize("name,status,flag", [
-    ("deleted_solution_cell", "missing", None),
-    ("duplicated_solution_cell", "failed", "appears 2 times"),
-    ("retyped_solution_cell", "missing", None),
-    ("tampered_locked_cell", "passed", "'imports' was modified"),
-    ("another_assignment", "missing", "another assignment"),
-])
+@pytest.mark.parametrize(
+    "name,status,flag",
+    [
+        ("deleted_solution_cell", "missing", None),
+        ("duplicated_solution_cell", "failed", "appears 2 times"),
+        ("retyped_solution_cell", "missing", None),
+        ("tampered_locked_cell", "passed", "'imports' was modified"),
+        ("another_assignment", "missing", "another assignment"),
+    ],
+)
 def test_restructured_notebooks_are_graded_and_flagged(graded, name, status, flag):
     students, _ = graded
     assert sdpa(students, name)["status"] == status
@@ -278,23 +312,33 @@ def test_regrade_after_a_spec_change_replaces_the_result(ps1, tmp_path):
     changed_root = tmp_path / "assignments"
     shutil.copytree(ps1.source_dir, changed_root / ps1.name)
     (changed_root / ps1.name / "questions.py").write_text(
-        (ps1.source_dir / "questions.py").read_text() + "\n# the spec changed\n")
-    changed = replace(ps1, root=changed_root,
-                      questions=[replace(q, points=q.points + 1) if q.grade_id == "sdpa" else q for q in ps1.questions])
+        (ps1.source_dir / "questions.py").read_text() + "\n# the spec changed\n"
+    )
+    changed = replace(
+        ps1,
+        root=changed_root,
+        questions=[replace(q, points=q.points + 1) if q.grade_id == "sdpa" else q for q in ps1.questions],
+    )
     second = grade_cohort(changed, tmp_path / "in", tmp_path / "out", progress=False)
     assert second["students"]["ana"]["score"] == ps1.max_score + 1
     assert len(list((tmp_path / "out" / "submissions").glob("*.json"))) == 1
     assert list(second["students"]) == ["ana"]
 
 
-
-@pytest.mark.parametrize("raw", [
-    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [1, "x", None]},
-    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": [],
-                                                                   "source": ["x = ", 1]}]},
-    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": "not a list"},
-    {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"metadata": {"nbgrader": "junk"}}]},
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [1, "x", None]},
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [{"cell_type": "code", "metadata": [], "source": ["x = ", 1]}],
+        },
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": "not a list"},
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"metadata": {"nbgrader": "junk"}}]},
+    ],
+)
 def test_malformed_cells_never_crash_the_reader(tmp_path, raw):
     from autograder.notebook import NotebookError, read_notebook
 

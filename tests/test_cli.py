@@ -1,10 +1,10 @@
 """The command line as CI and instructors call it."""
+
 import csv
 import json
 import subprocess
 import sys
 from xml.etree import ElementTree as ET
-
 
 from autograder.demo import make_samples
 from autograder.samples import make_notebook, write_submission
@@ -17,14 +17,29 @@ def autograder(*args, cwd=None):
 def test_grade_writes_every_export(tmp_path):
     make_samples(tmp_path / "in")
     out = tmp_path / "out"
-    r = autograder("grade", "ps1", str(tmp_path / "in"), "--out", str(out), "--quiet",
-                   "--csv", str(tmp_path / "g.csv"), "--junit", str(tmp_path / "j.xml"),
-                   "--gradescope", str(tmp_path / "gs.json"), "--db", str(tmp_path / "gradebook.db"))
+    r = autograder(
+        "grade",
+        "ps1",
+        str(tmp_path / "in"),
+        "--out",
+        str(out),
+        "--quiet",
+        "--csv",
+        str(tmp_path / "g.csv"),
+        "--junit",
+        str(tmp_path / "j.xml"),
+        "--gradescope",
+        str(tmp_path / "gs.json"),
+        "--db",
+        str(tmp_path / "gradebook.db"),
+    )
     assert r.returncode == 0, r.stderr
     assert "alice" in r.stdout and "√d_k" in r.stdout
     results = json.loads((out / "results.json").read_text())
     rows = list(csv.DictReader(open(tmp_path / "g.csv")))
-    assert {row["student"]: float(row["score"]) for row in rows} == {s: v["score"] for s, v in results["students"].items()}
+    assert {row["student"]: float(row["score"]) for row in rows} == {
+        s: v["score"] for s, v in results["students"].items()
+    }
     suites = ET.parse(tmp_path / "j.xml").getroot()
     assert len(suites) == len(results["students"])
     assert suites.find("testsuite[@name='bob']/testcase/failure") is not None

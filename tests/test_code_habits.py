@@ -1,4 +1,5 @@
 """Habits the code keeps: no import cycle inside the kit, comparators only in the engine, ruff clean."""
+
 from __future__ import annotations
 
 import ast

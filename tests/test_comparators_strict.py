@@ -4,6 +4,7 @@ Found by students written from the release alone: `apply_rope` / `alibi_attentio
 float64 for a float32 input ("same shape and dtype" in the notebook), a 0/1 int mask where a
 bool mask is asked for, a decoder returning float tensors where "a list of ints" is asked for.
 """
+
 import numpy as np
 
 from autograder.judging.compare import AllClose, Exact

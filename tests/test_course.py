@@ -1,5 +1,6 @@
 """The course directory: how it is found, what `autograder init` writes, and the checks a
 problem set's files must pass (points from the grade cells, no control characters in markdown)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -49,8 +50,14 @@ def test_no_course_anywhere_says_how_to_start_one(tmp_path, monkeypatch):
 
 def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
     c = init_course(tmp_path / "course", "demo101")
-    assert sorted(p.name for p in c.source.iterdir()) == ["ps1_attention", "ps2_positional", "ps3_rope", "ps4_alibi",
-                                                          "ps5_equivariance", "ps6_build"]
+    assert sorted(p.name for p in c.source.iterdir()) == [
+        "ps1_attention",
+        "ps2_positional",
+        "ps3_rope",
+        "ps4_alibi",
+        "ps5_equivariance",
+        "ps6_build",
+    ]
     assert all((c.root / d).is_dir() for d in ("release", "submitted", "autograded", "feedback"))
     assert not list(c.source.rglob("__pycache__"))
     from traitlets.config.loader import PyFileConfigLoader
@@ -73,9 +80,12 @@ def test_points_come_from_the_grade_cells(ps1, tmp_path):
 
 def test_questions_follow_the_notebook_order(ps1):
     nb = nbformat.read(ps1.source_dir / ps1.notebook, as_version=4)
-    graded = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-              if c.metadata.get("nbgrader", {}).get("grade") and c.metadata["nbgrader"]["grade_id"]
-              in {q.grade_id for q in ps1.questions}]
+    graded = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+        and c.metadata["nbgrader"]["grade_id"] in {q.grade_id for q in ps1.questions}
+    ]
     assert [q.grade_id for q in ps1.questions] == graded
 
 

@@ -1,5 +1,6 @@
 """Each coverage rule for hidden probes fails the self-test, naming the argument, on a spec
 built to break it — and a spec that follows every rule passes."""
+
 import numpy as np
 import pytest
 import torch
@@ -19,9 +20,16 @@ def shift_by_position(x, positions):
 
 
 def _question(reference, probes, visible=(), grade_id="q"):
-    return Question(grade_id=grade_id, answer="f", points=1, reference=reference, probes=probes,
-                    visible=list(visible), compare=AllClose(),
-                    misconceptions=(Misconception("zero", "all zero", lambda *a, **k: torch.zeros(1)),))
+    return Question(
+        grade_id=grade_id,
+        answer="f",
+        points=1,
+        reference=reference,
+        probes=probes,
+        visible=list(visible),
+        compare=AllClose(),
+        misconceptions=(Misconception("zero", "all zero", lambda *a, **k: torch.zeros(1)),),
+    )
 
 
 def _assignment(*questions):
@@ -52,18 +60,22 @@ def test_a_default_never_omitted_is_named():
 
 
 def test_positions_only_zero_to_t_minus_one_are_named():
-    q = _question(shift_by_position, lambda rng: [Probe((_x(rng, 3, 2), np.arange(3))),
-                                                  Probe((_x(rng, 4, 2), np.arange(4)))])
+    q = _question(
+        shift_by_position, lambda rng: [Probe((_x(rng, 3, 2), np.arange(3))), Probe((_x(rng, 4, 2), np.arange(4)))]
+    )
     assert any("`positions` is 0..T-1" in p for p in _problems(q))
-    good = _question(shift_by_position, lambda rng: [Probe((_x(rng, 3, 2), np.arange(3))),
-                                                     Probe((_x(rng, 3, 2), np.array([5, 9, 10])))])
+    good = _question(
+        shift_by_position,
+        lambda rng: [Probe((_x(rng, 3, 2), np.arange(3))), Probe((_x(rng, 3, 2), np.array([5, 9, 10])))],
+    )
     assert not any("positions" in p for p in _problems(good))
 
 
 def test_only_the_visible_sizes_are_named():
     visible = [Probe((np.ones((2, 3), np.float32), 2.0))]
-    q = _question(scale_rows, lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 2, 3), 3.0, 1.0))],
-                  visible=visible)
+    q = _question(
+        scale_rows, lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 2, 3), 3.0, 1.0))], visible=visible
+    )
     assert any("`x` has only the visible examples' shapes" in p for p in _problems(q))
 
 
@@ -74,16 +86,22 @@ def test_interacting_options_must_be_probed_together():
 
 
 def test_a_spec_following_every_rule_passes():
-    q = _question(scale_rows, lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), -3.0, 1.0))],
-                  visible=[Probe((np.ones((1, 3), np.float32), 2.0))])
+    q = _question(
+        scale_rows,
+        lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), -3.0, 1.0))],
+        visible=[Probe((np.ones((1, 3), np.float32), 2.0))],
+    )
     together = {"a negative factor with an offset": lambda a: a["factor"] < 0 and a["offset"]}
     assert _problems(q, together) == []
 
 
-@pytest.mark.parametrize("probes, named", [
-    (lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), 2.0, 1.0))], "`factor`"),
-    (lambda rng: [Probe((_x(rng, 2, 3), 2.0, 0.5)), Probe((_x(rng, 4, 3), 3.0, 1.0))], "`offset`"),
-])
+@pytest.mark.parametrize(
+    "probes, named",
+    [
+        (lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), 2.0, 1.0))], "`factor`"),
+        (lambda rng: [Probe((_x(rng, 2, 3), 2.0, 0.5)), Probe((_x(rng, 4, 3), 3.0, 1.0))], "`offset`"),
+    ],
+)
 def test_the_selftest_fails_naming_the_argument(probes, named):
     problems, results = check_probes(_assignment(_question(scale_rows, probes)))
     assert any(named in p for p in problems), problems

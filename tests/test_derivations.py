@@ -1,12 +1,14 @@
 """Each SymPy derivation behind an expected value is itself checked: parameter counts against
 real torch modules' sum(p.numel()), the papers' model sizes, cost formulas against counted
 matmuls, and the permutation identities exactly."""
+
 import pytest
 import sympy
 import torch
 from torch import nn
 
-from solutions.derivations import cost, param_counts as pc
+from solutions.derivations import cost
+from solutions.derivations import param_counts as pc
 from solutions.derivations.softmax_permutation import prove_softmax_permutation
 from solutions.derivations.symbols import evaluate
 
@@ -39,11 +41,13 @@ def test_encoder_decoder_matches_nn_transformer_plus_embeddings():
     d, h, d_ff, L_enc, L_dec, V = 32, 4, 64, 3, 2, 100
     model = nn.Transformer(d, h, L_enc, L_dec, d_ff, batch_first=True)
     embedding = nn.Embedding(V, d)  # shared by source, target and the tied output projection
-    expected = pc.encoder_decoder(d, d_ff, L_enc, L_dec, V, V, shared_embeddings=True, tie_output=True,
-                                  final_norms=True)
+    expected = pc.encoder_decoder(
+        d, d_ff, L_enc, L_dec, V, V, shared_embeddings=True, tie_output=True, final_norms=True
+    )
     assert int(expected) == n_params(model) + n_params(embedding)
-    untied = pc.encoder_decoder(d, d_ff, L_enc, L_dec, V, V, shared_embeddings=False, tie_output=False,
-                                final_norms=True)
+    untied = pc.encoder_decoder(
+        d, d_ff, L_enc, L_dec, V, V, shared_embeddings=False, tie_output=False, final_norms=True
+    )
     assert int(untied) == int(expected) + 2 * V * d
 
 
@@ -76,5 +80,13 @@ def test_softmax_commutes_with_permutations_3x3():
 
 def test_formulas_are_polynomials_in_named_symbols():
     assert {str(s) for s in pc.mha().free_symbols} == {"d"}
-    assert sympy.expand(pc.mha() - (4 * sympy.Symbol("d", positive=True, integer=True) ** 2
-                                    + 4 * sympy.Symbol("d", positive=True, integer=True))) == 0
+    assert (
+        sympy.expand(
+            pc.mha()
+            - (
+                4 * sympy.Symbol("d", positive=True, integer=True) ** 2
+                + 4 * sympy.Symbol("d", positive=True, integer=True)
+            )
+        )
+        == 0
+    )

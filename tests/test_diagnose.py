@@ -1,6 +1,7 @@
 """Automatic diagnosis: for each kind, a wrong answer of that kind gets that diagnosis (and its
 feedback names the cause, not the expected value). Questions are the course's own with their
 named misconceptions removed, so the diagnosis is what speaks, or small ones built here."""
+
 import dataclasses
 import math
 
@@ -56,9 +57,14 @@ SDPA_WRONGS = {
     "softmax_axis": (softmax_over_queries, "axis -2"),
     "precision": (lambda q, k, v, m=None: sdpa_ref(q.half().float(), k.half().float(), v, m), "only precision"),
     "nan": (lambda q, k, v, m=None: sdpa_ref(q, k, v, m) * float("nan"), "NaN"),
-    "masked_rows": (lambda q, k, v, m=None: attention(q, k, v, m) if m is None or m.any(-1).all()
-                    else torch.where(m.any(-1, keepdim=True), attention(q, k, v, m), v.mean(-2, keepdim=True)),
-                    "allows no position"),
+    "masked_rows": (
+        lambda q, k, v, m=None: (
+            attention(q, k, v, m)
+            if m is None or m.any(-1).all()
+            else torch.where(m.any(-1, keepdim=True), attention(q, k, v, m), v.mean(-2, keepdim=True))
+        ),
+        "allows no position",
+    ),
 }
 
 
@@ -80,6 +86,7 @@ def test_layer_norm_over_tokens_is_a_normalisation_axis():
         mean = x.mean((-2, -1), keepdim=True)
         var = x.var((-2, -1), unbiased=False, keepdim=True)
         return (x - mean) / torch.sqrt(var + eps) * gamma + beta
+
     res = verdict(question, assignment, over_last_two)
     assert res.diagnosis == "norm_axis" and "last 2 axes" in res.feedback, res.feedback
 
@@ -87,8 +94,10 @@ def test_layer_norm_over_tokens_is_a_normalisation_axis():
 def _vector_question(reference, **extra):
     def probes(rng):
         return [Probe((rng.standard_normal(8),), "eight numbers"), Probe((rng.standard_normal(6),), "six numbers")]
-    return Question(grade_id="vec", answer="vec", points=1, reference=reference, probes=probes, args_as="numpy",
-                    **extra)
+
+    return Question(
+        grade_id="vec", answer="vec", points=1, reference=reference, probes=probes, args_as="numpy", **extra
+    )
 
 
 def _vector_verdict(question, wrong):
@@ -107,6 +116,7 @@ def _changed(where):
         out = affine(x).copy()
         out[where(len(out))] += 5.0
         return out
+
     return wrong
 
 
@@ -135,7 +145,11 @@ def test_an_ignored_argument_is_named():
         return x + offset
 
     def probes(rng):
-        return [Probe((rng.standard_normal(5), 2.5), "offset 2.5"), Probe((rng.standard_normal(4), -0.5), "offset -0.5")]
+        return [
+            Probe((rng.standard_normal(5), 2.5), "offset 2.5"),
+            Probe((rng.standard_normal(4), -0.5), "offset -0.5"),
+        ]
+
     question = Question(grade_id="vec", answer="vec", points=1, reference=shifted, probes=probes, args_as="numpy")
     res = _vector_verdict(question, lambda x, offset=1.0: x + 1.0)
     assert res.diagnosis == "argument" and "`offset`" in res.feedback and "default" in res.feedback, res.feedback
@@ -147,6 +161,7 @@ def test_only_the_diagonal_wrong():
 
     def probes(rng):
         return [Probe((rng.standard_normal((4, 3)),), "4 × 3"), Probe((rng.standard_normal((5, 2)),), "5 × 2")]
+
     question = Question(grade_id="vec", answer="vec", points=1, reference=gram, probes=probes, args_as="numpy")
     res = _vector_verdict(question, lambda a: gram(a) + 3 * np.eye(len(a)))
     assert res.diagnosis == "diagonal" and "on the diagonal" in res.feedback, res.feedback
@@ -187,8 +202,10 @@ def test_probe_labels_lose_seeds_and_hidden_function_names():
     fn = FunctionSource("def secret_model(x):\n    return x\n", "secret_model")
     assert public_label(Probe((fn, 1), "secret_model"), 2) == "probe 3"
     assert public_label(Probe((1,), "temperature 0.5, seed 1234, 20 draws"), 0) == "temperature 0.5, 20 draws"
-    assert public_label(Probe((1,), "500 held-out sequences (seed 99, time budget 90 s)"), 0) == \
-        "500 held-out sequences (time budget 90 s)"
+    assert (
+        public_label(Probe((1,), "500 held-out sequences (seed 99, time budget 90 s)"), 0)
+        == "500 held-out sequences (time budget 90 s)"
+    )
     assert public_label(Probe((1,), "tiny model 4821, prompt [3, 1]"), 0) == "tiny model, prompt [3, 1]"
 
 
@@ -246,6 +263,7 @@ def sdpa_module_called(q, k, v, mask=None):
 def sdpa_helper_without_return(q, k, v, mask=None):
     def scores(q, k):
         s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # noqa: F841 - the missing return
+
     return torch.softmax(scores(q, k), -1) @ v
 
 
@@ -286,7 +304,13 @@ CRASHES = {
     # (problem set, question, wrong answer, kind, words the feedback must hold)
     "mask_given": ("ps1_attention", "sdpa", sdpa_if_mask, "crash_trigger", "only when `mask` is given"),
     "batch_dims": ("ps3_rope", "apply_rope", rope_unbatched, "crash_trigger", "only when `x` has 4 axes"),
-    "one_option": ("ps3_rope", "apply_rope", rope_interleaved_only, "crash_trigger", "only when `convention` is 'half'"),
+    "one_option": (
+        "ps3_rope",
+        "apply_rope",
+        rope_interleaved_only,
+        "crash_trigger",
+        "only when `convention` is 'half'",
+    ),
     "matmul": ("ps1_attention", "sdpa", sdpa_untransposed, "crash_matmul", "transpose(-2, -1)"),
     "module": ("ps1_attention", "sdpa", sdpa_module_called, "crash_module", "called as if it were a function"),
     "none": ("ps1_attention", "sdpa", sdpa_helper_without_return, "crash_none", "returns its result"),
@@ -314,6 +338,7 @@ def test_an_index_one_past_the_end_is_an_off_by_one():
 
     def wrong(x):
         return np.array([x[i + 1] - x[i] for i in range(len(x))])  # one step too far
+
     res = _vector_verdict(_vector_question(differences), wrong)
     assert res.status == "error" and res.diagnosis == "crash_index" and "one past the end" in res.feedback, res.feedback
 
@@ -321,6 +346,7 @@ def test_an_index_one_past_the_end_is_an_off_by_one():
 def test_an_axis_past_the_input_is_named():
     def total(x):
         return x.sum(-1)
+
     question = dataclasses.replace(_vector_question(total), args_as="torch")
     res = _vector_verdict(question, lambda x: torch.sum(x, dim=1))
     assert res.status == "error" and res.diagnosis == "crash_axes", res.feedback
@@ -331,6 +357,7 @@ def test_a_crash_without_a_telling_circumstance_stays_a_crash():
 
     def raises(q, k, v, mask=None):
         raise RuntimeError("something went wrong")
+
     res = verdict(question, assignment, raises)
     assert res.status == "error" and res.diagnosis is None
 
@@ -349,17 +376,37 @@ def rope_attention_answer(q, k, v, positions, base=10000.0, *, causal="keep"):
 
 POSITIONAL_WRONGS = {
     # rope_attention: the causal mask the answer builds itself
-    "mask_missing": ("ps3_rope", "rope_attention", lambda q, k, v, p, b=10000.0: rope_attention_answer(
-        q, k, v, p, b, causal="drop"), "without its mask"),
-    "mask_inverted": ("ps3_rope", "rope_attention", lambda q, k, v, p, b=10000.0: rope_attention_answer(
-        q, k, v, p, b, causal="invert"), "allowed and the blocked positions swapped"),
+    "mask_missing": (
+        "ps3_rope",
+        "rope_attention",
+        lambda q, k, v, p, b=10000.0: rope_attention_answer(q, k, v, p, b, causal="drop"),
+        "without its mask",
+    ),
+    "mask_inverted": (
+        "ps3_rope",
+        "rope_attention",
+        lambda q, k, v, p, b=10000.0: rope_attention_answer(q, k, v, p, b, causal="invert"),
+        "allowed and the blocked positions swapped",
+    ),
     # apply_rope: rotation direction (the angle's sign), positions off by one, conventions swapped
-    "rotation_direction": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, sign=-1),
-                           "`positions` with the opposite sign"),
-    "position_offset": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, offset=1),
-                        "as if it were `positions` + 1"),
-    "conventions_swapped": ("ps3_rope", "apply_rope", lambda x, p, b=10000.0, c="interleaved": _rope(
-        x, p, b, "half" if c == "interleaved" else "interleaved"), "are swapped"),
+    "rotation_direction": (
+        "ps3_rope",
+        "apply_rope",
+        lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, sign=-1),
+        "`positions` with the opposite sign",
+    ),
+    "position_offset": (
+        "ps3_rope",
+        "apply_rope",
+        lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, c, offset=1),
+        "as if it were `positions` + 1",
+    ),
+    "conventions_swapped": (
+        "ps3_rope",
+        "apply_rope",
+        lambda x, p, b=10000.0, c="interleaved": _rope(x, p, b, "half" if c == "interleaved" else "interleaved"),
+        "are swapped",
+    ),
 }
 
 
@@ -384,8 +431,12 @@ def t5_bucket_rounded(rel_pos, bidirectional=True, num_buckets=32, max_distance=
     else:
         n = (-rel_pos).clamp(min=0)
     max_exact = num_buckets // 2
-    large = max_exact + torch.round(torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                                    * (num_buckets - max_exact)).long()
+    large = (
+        max_exact
+        + torch.round(
+            torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+        ).long()
+    )
     large = large.clamp(max=num_buckets - 1)
     return bucket + torch.where(n < max_exact, n, large)
 
@@ -403,6 +454,7 @@ def test_integer_outputs_off_by_one_everywhere_they_differ():
 
     def probes(rng):
         return [Probe((np.arange(-20, 21),), "−20 … 20"), Probe((rng.permutation(np.arange(-9, 30)),), "shuffled")]
+
     question = Question(grade_id="vec", answer="vec", points=1, reference=thirds, probes=probes, args_as="numpy")
     res = _vector_verdict(question, lambda x: np.ceil(x / 3).astype(np.int64))  # ceil for floor
     assert res.diagnosis == "off_by_one" and "off by one" in res.feedback, res.feedback
@@ -419,6 +471,7 @@ def test_a_sum_over_the_wrong_axis_is_named():
     def over_positions(p, distances, d, base=10000.0):
         dist = torch.as_tensor(distances).double()
         return (pe(torch.full_like(dist, float(p)), d, base) * pe(float(p) + dist, d, base)).sum(0)
+
     res = verdict(question, assignment, over_positions)
     assert res.diagnosis == "reduced_axis" and "`d`" in res.feedback, res.feedback
 
@@ -437,6 +490,7 @@ def test_no_diagnosis_from_one_probe_that_happens_to_fit():
             return t5_bias_matrix(table, t_q, t_k, True)
         rel = torch.arange(t_q)[:, None] - torch.arange(t_k)[None, :]  # query minus key
         return torch.as_tensor(table)[t5_relative_bucket(rel, False)].permute(2, 0, 1)
+
     res = verdict(question, assignment, wrong)
     assert res.status == "failed" and res.diagnosis != "axes", res.feedback
     assert "swapped" not in res.feedback and "other inputs differ" not in res.feedback, res.feedback
@@ -463,6 +517,7 @@ def test_a_transposed_causal_mask_is_named():
         allowed = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).triu()  # triu for tril
         scores = scores.masked_fill(~allowed, float("-inf"))
         return (torch.softmax(scores, -1) @ v.double()).to(q.dtype)
+
     res = verdict(question, assignment, triu)
     assert res.diagnosis == "mask_transposed", res.feedback
 
@@ -477,6 +532,7 @@ def test_a_rotation_that_changes_lengths_or_angles():
 
     def double_angle(x, positions, base=10000.0, convention="interleaved"):  # turns twice as far
         return _rope(x, 2 * torch.as_tensor(positions), base, convention)
+
     lengths = verdict(question, assignment, cos_only)
     assert lengths.diagnosis == "lengths" and "changes the lengths" in lengths.feedback, lengths.feedback
     angles = verdict(question, assignment, double_angle)
@@ -490,6 +546,7 @@ def test_a_crash_of_one_kind_on_some_inputs_names_them():
         qr, kr = _rope(q.double(), positions, base), _rope(k.double(), positions, base)
         scores = qr @ kr.transpose(-3, -1) / math.sqrt(q.shape[-1])  # -3 for -2
         return torch.softmax(scores, -1) @ v.double()
+
     res = verdict(question, assignment, three_axes)
     assert res.status == "error" and res.diagnosis == "crash_trigger", res.feedback
     assert "only when `q` has 2 axes" in res.feedback, res.feedback
@@ -502,11 +559,13 @@ def _torch_vector_question(reference):
 def test_more_exception_kinds():
     def cumulative(x):
         return torch.cumsum(x, dim=0)
+
     call = _vector_verdict(_torch_vector_question(cumulative), lambda x: torch.cumsum(x))  # dim forgotten
     assert call.status == "error" and call.diagnosis == "crash_call", call.feedback
 
     def pairs(x):
         return x.reshape(-1, 2).sum(-1)
+
     reshape = _vector_verdict(_torch_vector_question(pairs), lambda x: x.reshape(3, 2).sum(-1))  # a fixed size
     assert reshape.status == "error" and reshape.diagnosis in ("crash_reshape", "crash_trigger"), reshape.feedback
     assert "reshape" in reshape.feedback, reshape.feedback
@@ -519,6 +578,7 @@ def test_more_exception_kinds():
         for value in x.tolist():
             total += value
         return total.clamp(min=0.0) + 0 * x  # a Python float, not a tensor
+
     number = _vector_verdict(_torch_vector_question(clamped), on_a_number)
     assert number.status == "error" and number.diagnosis == "crash_number", number.feedback
 
@@ -538,8 +598,11 @@ def test_a_sequence_that_stops_too_late_or_too_early():
         return tokens[: tokens.index(0) + 1]
 
     def probes(rng):
-        return [Probe((np.array([3, 5, 0, 4, 2]),), "end token in the middle"),
-                Probe((np.array([7, 1, 2, 0, 6, 6, 1]),), "end token later")]
+        return [
+            Probe((np.array([3, 5, 0, 4, 2]),), "end token in the middle"),
+            Probe((np.array([7, 1, 2, 0, 6, 6, 1]),), "end token later"),
+        ]
+
     question = Question(grade_id="vec", answer="vec", points=1, reference=until_end, probes=probes, args_as="numpy")
     late = _vector_verdict(question, lambda tokens: [int(t) for t in tokens])  # the end token ignored
     assert late.diagnosis == "stops" and "goes on" in late.feedback, late.feedback
@@ -557,7 +620,7 @@ def beam_dropping_finished(model, prompt, beam_width, max_new_tokens, eos_id):
             log_p = torch.log_softmax(torch.as_tensor(model(tokens), dtype=torch.float32)[-1], -1).tolist()
             candidates += [(total + lp, tokens + [token]) for token, lp in enumerate(log_p)]
         candidates.sort(key=lambda c: -c[0])
-        beams = [c for c in candidates if c[1][-1] != eos_id or eos_id in c[1][n:-1]][:int(beam_width)]
+        beams = [c for c in candidates if c[1][-1] != eos_id or eos_id in c[1][n:-1]][: int(beam_width)]
         if not beams:
             break
     return max(beams, key=lambda c: c[0])[1] if beams else [int(t) for t in prompt]

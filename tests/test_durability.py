@@ -1,4 +1,5 @@
 """Killed batches resume without loss or duplicates; two runs cannot share an output folder."""
+
 import json
 import os
 import signal
@@ -14,16 +15,29 @@ from autograder.storage import OutputBusy, ResultStore
 
 
 def _verdicts(results):
-    return {s: (r["score"], {g: (q["status"], q["score"]) for g, q in r["questions"].items()})
-            for s, r in results["students"].items()}
+    return {
+        s: (r["score"], {g: (q["status"], q["score"]) for g, q in r["questions"].items()})
+        for s, r in results["students"].items()
+    }
 
 
 def test_killed_batch_resumes_to_the_same_results(ps1, tmp_path):
     n = 10
     make_batch(tmp_path / "in", n)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "autograder", "grade", "ps1", str(tmp_path / "in"), "--out", str(out),
-           "--workers", "1", "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        "ps1",
+        str(tmp_path / "in"),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list((out / "submissions").glob("*.json"))) < 3:

@@ -1,15 +1,21 @@
 """solutions/encodings.py: the PS2–PS4 reference pieces beyond solutions/positional.py (whose
 sinusoidal, RoPE, ALiBi and T5 functions are tested in tests/test_reference_positional.py)."""
+
 import math
 
 import pytest
 import torch
 
-from solutions.encodings import (alibi_attention, alibi_causal_bias, alibi_last_row_weights,
-                                 rope_attention, rope_score_from_offset, sinusoidal_shift_matrix,
-                                 t5_bias_matrix)
-from solutions.positional import (alibi_slopes, apply_rope, rope_matrix, sinusoidal_encoding,
-                                  t5_relative_bucket)
+from solutions.encodings import (
+    alibi_attention,
+    alibi_causal_bias,
+    alibi_last_row_weights,
+    rope_attention,
+    rope_score_from_offset,
+    sinusoidal_shift_matrix,
+    t5_bias_matrix,
+)
+from solutions.positional import alibi_slopes, apply_rope, rope_matrix, sinusoidal_encoding, t5_relative_bucket
 
 
 @pytest.mark.parametrize("d,base", [(4, 100.0), (16, 10000.0), (6, 500.0)])
@@ -17,7 +23,7 @@ def test_shift_matrix_maps_pe_p_to_pe_p_plus_k_for_every_p(d, base):
     pe = sinusoidal_encoding(300, d, base, dtype=torch.float64)
     for k in (0, 1, 7, 50):
         m = sinusoidal_shift_matrix(k, d, base)
-        torch.testing.assert_close(pe[:250] @ m.T, pe[k:250 + k], atol=1e-10, rtol=0)
+        torch.testing.assert_close(pe[:250] @ m.T, pe[k : 250 + k], atol=1e-10, rtol=0)
     assert torch.allclose(sinusoidal_shift_matrix(0, d, base), torch.eye(d, dtype=torch.float64))
 
 

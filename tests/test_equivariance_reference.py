@@ -1,4 +1,5 @@
 """The reference testers agree with what each PS5 subject function is, by construction."""
+
 import numpy as np
 import pytest
 import torch

@@ -1,5 +1,6 @@
 """examples/: the CI workflow names real commands, the nbgrader and JupyterHub configs load and
 work, and the Gradescope zip grades a real submission with its own run_autograder."""
+
 import argparse
 import json
 import os
@@ -29,20 +30,37 @@ GRADESCOPE_SCHEMA = {
     "required": ["tests"],
     "additionalProperties": False,
     "properties": {
-        "score": {"type": "number"}, "execution_time": {"type": "number"}, "output": {"type": "string"},
-        "output_format": FORMAT, "test_output_format": FORMAT, "test_name_format": FORMAT,
-        "visibility": VISIBILITY, "stdout_visibility": VISIBILITY, "extra_data": {"type": "object"},
+        "score": {"type": "number"},
+        "execution_time": {"type": "number"},
+        "output": {"type": "string"},
+        "output_format": FORMAT,
+        "test_output_format": FORMAT,
+        "test_name_format": FORMAT,
+        "visibility": VISIBILITY,
+        "stdout_visibility": VISIBILITY,
+        "extra_data": {"type": "object"},
         "leaderboard": {"type": "array"},
-        "tests": {"type": "array", "items": {
-            "type": "object",
-            "required": ["name", "score", "max_score", "output"],
-            "additionalProperties": False,
-            "properties": {
-                "score": {"type": "number"}, "max_score": {"type": "number"},
-                "status": {"enum": ["passed", "failed"]}, "name": {"type": "string"},
-                "name_format": FORMAT, "number": {"type": "string"}, "output": {"type": "string"},
-                "output_format": FORMAT, "tags": {"type": "array", "items": {"type": "string"}},
-                "visibility": VISIBILITY, "extra_data": {"type": "object"}}}},
+        "tests": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "score", "max_score", "output"],
+                "additionalProperties": False,
+                "properties": {
+                    "score": {"type": "number"},
+                    "max_score": {"type": "number"},
+                    "status": {"enum": ["passed", "failed"]},
+                    "name": {"type": "string"},
+                    "name_format": FORMAT,
+                    "number": {"type": "string"},
+                    "output": {"type": "string"},
+                    "output_format": FORMAT,
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "visibility": VISIBILITY,
+                    "extra_data": {"type": "object"},
+                },
+            },
+        },
     },
 }
 
@@ -54,6 +72,7 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
 
 
 # ---------------------------------------------------------------- GitHub Actions
+
 
 def load_workflow(path: Path) -> dict:
     try:
@@ -94,6 +113,7 @@ def test_github_workflow_runs_real_commands():
 
 # ---------------------------------------------------------------- nbgrader / JupyterHub
 
+
 def load_py_config(name: str, env: dict | None = None):
     from traitlets.config.loader import PyFileConfigLoader
 
@@ -129,9 +149,14 @@ def test_nbgrader_config_loads_and_releases_the_kit(tmp_path):
 
     # nbgrader itself, with this file as the course config, hands out the kit's release
     (course / "nbgrader_config.py").write_text((EXAMPLES / "nbgrader_config.py").read_text())
-    r = subprocess.run([str(BIN / "nbgrader"), "release_assignment", "ps1_attention"], cwd=course,
-                       env={**os.environ, **env, "HOME": str(tmp_path), "PATH": f"{BIN}:{os.environ['PATH']}"},
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [str(BIN / "nbgrader"), "release_assignment", "ps1_attention"],
+        cwd=course,
+        env={**os.environ, **env, "HOME": str(tmp_path), "PATH": f"{BIN}:{os.environ['PATH']}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     released = exchange / "transformers101" / "outbound" / "ps1_attention" / "ps1_attention.ipynb"
     assert released.read_bytes() == (REPO_ROOT / "release" / "ps1_attention" / "ps1_attention.ipynb").read_bytes()
@@ -151,6 +176,7 @@ def test_jupyterhub_snippet_matches_the_course():
 
 # ---------------------------------------------------------------- Gradescope
 
+
 def unpack(zip_path: Path, dest: Path) -> None:
     """Like `unzip`, keeping the Unix modes stored in the zip."""
     with zipfile.ZipFile(zip_path) as zf:
@@ -164,12 +190,20 @@ def unpack(zip_path: Path, dest: Path) -> None:
 
 def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
     zip_path = tmp_path / "autograder.zip"
-    r = subprocess.run([sys.executable, "-m", "autograder", "gradescope-zip", "ps1", "--out", str(zip_path)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "autograder", "gradescope-zip", "ps1", "--out", str(zip_path)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     names = zipfile.ZipFile(zip_path).namelist()
-    assert {"setup.sh", "run_autograder", "kit/pyproject.toml", "kit/release/ps1_attention/ps1_attention.ipynb",
-            "kit/source/ps1_attention/questions.py"} <= set(names)
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "kit/pyproject.toml",
+        "kit/release/ps1_attention/ps1_attention.ipynb",
+        "kit/source/ps1_attention/questions.py",
+    } <= set(names)
     assert not [n for n in names if "ps5_" in n or "__pycache__" in n or n.endswith(".pyc")]
 
     root = tmp_path / "autograder"  # Gradescope's layout: source/ (the zip), submission/, results/
@@ -182,14 +216,20 @@ def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
     (root / "submission").mkdir()
     (root / "results").mkdir()
     (tmp_path / "samples" / "alice" / ps1.name / ps1.notebook).rename(root / "submission" / ps1.notebook)
-    (root / "submission_metadata.json").write_text(json.dumps(
-        {"users": [{"email": "alice@example.edu", "name": "Alice", "sid": "alice"}]}))
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable,
-           "AUTOGRADER_STUDENT_FIELD": "sid"}
+    (root / "submission_metadata.json").write_text(
+        json.dumps({"users": [{"email": "alice@example.edu", "name": "Alice", "sid": "alice"}]})
+    )
+    env = {
+        **os.environ,
+        "AUTOGRADER_ROOT": str(root),
+        "AUTOGRADER_PYTHON": sys.executable,
+        "AUTOGRADER_STUDENT_FIELD": "sid",
+    }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("AUTOGRADER_STUDENT", None)
-    r = subprocess.run([str(root / "source" / "run_autograder")], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [str(root / "source" / "run_autograder")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     jsonschema.validate(results, GRADESCOPE_SCHEMA)
@@ -207,8 +247,17 @@ def test_gradescope_run_without_a_notebook_scores_zero(ps1, tmp_path, monkeypatc
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "answers.txt").write_text("I forgot the notebook")
     monkeypatch.setenv("AUTOGRADER_STUDENT", "zoe")
-    rc = run(["ps1", "--submission", str(tmp_path / "submission"), "--results", str(tmp_path / "results"),
-              "--metadata", str(tmp_path / "missing.json")])
+    rc = run(
+        [
+            "ps1",
+            "--submission",
+            str(tmp_path / "submission"),
+            "--results",
+            str(tmp_path / "results"),
+            "--metadata",
+            str(tmp_path / "missing.json"),
+        ]
+    )
     assert rc == 0
     results = json.loads((tmp_path / "results" / "results.json").read_text())
     jsonschema.validate(results, GRADESCOPE_SCHEMA)

@@ -2,6 +2,7 @@
 problem set (and for its killed mutants) never contains the expected value of a value
 question, the expected formula, the name of a hidden probe function or a seed; question titles
 contain no expected formula either."""
+
 import re
 
 import numpy as np
@@ -60,6 +61,7 @@ def expected_forms(question, assignment) -> set[str]:
                 walk(item)
         else:
             forms.update(number_forms(v))
+
     walk(value)
     return forms
 
@@ -82,8 +84,11 @@ def public_labels(assignment) -> dict[str, list[str]]:
     out = {}
     for q in assignment.questions:
         if q.call and q.probes is not None:
-            out[q.grade_id] = sorted({public_label(p, i) for s in SELFTEST_STUDENTS
-                                      for i, p in enumerate(q.probes_for(s, assignment))}, key=len, reverse=True)
+            out[q.grade_id] = sorted(
+                {public_label(p, i) for s in SELFTEST_STUDENTS for i, p in enumerate(q.probes_for(s, assignment))},
+                key=len,
+                reverse=True,
+            )
     return out
 
 
@@ -99,8 +104,11 @@ def leaks(assignment, texts: list[tuple[str, str]]) -> list[str]:
         squashed = squash(text)
         for vid, forms in value_forms.items():
             for form in forms:
-                if (form in squashed) if not form.replace(",", "").replace(".", "").lstrip("-").isdigit() \
-                        else re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d,]|\.\d)", text):
+                if (
+                    (form in squashed)
+                    if not form.replace(",", "").replace(".", "").lstrip("-").isdigit()
+                    else re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d,]|\.\d)", text)
+                ):
                     found.append(f"{gid}: the expected value of {vid} ({form}) in: {text}")
         found += [f"{gid}: hidden probe function {n!r} in: {text}" for n in names if re.search(rf"\b{n}\b", text)]
         if re.search(r"\bseeds?\s*=?\s*\d", text):
@@ -121,8 +129,9 @@ def test_known_wrong_feedback_gives_nothing_away(name):
 def test_titles_hold_no_expected_formula(name):
     assignment = load_assignment(name)
     titles = [(q.grade_id, q.title) for q in assignment.questions]
-    formulas = [q for q in assignment.questions
-                if not q.call and not q.personal and isinstance(q.reference(), sympy.Expr)]
+    formulas = [
+        q for q in assignment.questions if not q.call and not q.personal and isinstance(q.reference(), sympy.Expr)
+    ]
     for gid, title in titles:
         for q in formulas:
             assert not any(form in squash(title) for form in expected_forms(q, assignment)), (gid, title)
@@ -144,9 +153,11 @@ def test_the_scan_finds_a_leak():
     """The scan is not vacuous: an expected count, a formula, a hidden name and a seed are found."""
     ps1, ps5 = load_assignment("ps1_attention"), load_assignment("ps5_equivariance")
     bert = ps1.question("real_models").reference()["bert_base"]
-    texts = [("real_models", f"BERT-base has {bert:,} parameters"),
-             ("qk_flops_formula", "count 2 FLOPs per multiply-add: 2·T²·d"),
-             ("x", "on probe 3 (seed 1234): wrong")]
+    texts = [
+        ("real_models", f"BERT-base has {bert:,} parameters"),
+        ("qk_flops_formula", "count 2 FLOPs per multiply-add: 2·T²·d"),
+        ("x", "on probe 3 (seed 1234): wrong"),
+    ]
     found = leaks(ps1, texts)
     assert {f.split(":")[0] for f in found} == {"real_models", "qk_flops_formula", "x"}, found
     assert leaks(ps5, [("equivariance_tester", "first_token_special: True is not the expected value")])

@@ -6,6 +6,7 @@ temporary course directory; the page is loaded by Chromium (its JavaScript fills
 from formgrader's /formgrader/api/grades), read back with --dump-dom and screenshotted. The
 same facts are checked through the JSON endpoints the page calls.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,11 +51,16 @@ def free_port() -> int:
 def results_for(ps1) -> dict:
     students = {}
     for student, wrong in WRONG.items():
-        qs = {q.grade_id: {"score": 0.0 if q.grade_id in wrong else float(q.points), "max_score": float(q.points),
-                           "status": "failed" if q.grade_id in wrong else "passed", "feedback": ""}
-              for q in ps1.questions}
-        students[student] = {"score": sum(q["score"] for q in qs.values()), "max_score": ps1.max_score,
-                             "questions": qs}
+        qs = {
+            q.grade_id: {
+                "score": 0.0 if q.grade_id in wrong else float(q.points),
+                "max_score": float(q.points),
+                "status": "failed" if q.grade_id in wrong else "passed",
+                "feedback": "",
+            }
+            for q in ps1.questions
+        }
+        students[student] = {"score": sum(q["score"] for q in qs.values()), "max_score": ps1.max_score, "questions": qs}
     return {"assignment": ps1.name, "students": students}
 
 
@@ -68,7 +74,9 @@ def formgrader(ps1, tmp_path, monkeypatch):
         "c.CourseDirectory.course_id = 'transformers101'\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
         f"c.CourseDirectory.db_url = 'sqlite:///{course}/gradebook.db'\n"
-        f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\n", encoding="utf-8")
+        f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\n",
+        encoding="utf-8",
+    )
     notebooks = {s: write_submission(tmp_path / "submitted", s, ps1, make_notebook(ps1)) for s in WRONG}
     monkeypatch.chdir(course)  # the course config is found where formgrader finds it
     record_results(ps1, results_for(ps1), "sqlite:///gradebook.db", notebooks=notebooks)
@@ -80,11 +88,18 @@ def formgrader(ps1, tmp_path, monkeypatch):
         f"c.ServerApp.ip = '127.0.0.1'\nc.ServerApp.port = {port}\nc.ServerApp.port_retries = 0\n"
         "c.ServerApp.open_browser = False\nc.ServerApp.allow_root = True\n"
         f"c.ServerApp.root_dir = {str(course)!r}\n"
-        "c.ServerApp.jpserver_extensions = {'nbgrader.server_extensions.formgrader': True}\n", encoding="utf-8")
+        "c.ServerApp.jpserver_extensions = {'nbgrader.server_extensions.formgrader': True}\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PATH": f"{BIN}:{os.environ['PATH']}"}
     log = open(tmp_path / "server.log", "w")
-    server = subprocess.Popen([str(BIN / "jupyter"), "server", f"--config={server_config}"], cwd=course,
-                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [str(BIN / "jupyter"), "server", f"--config={server_config}"],
+        cwd=course,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -113,10 +128,21 @@ def api(base: str, token: str, path: str):
 
 
 def chromium(fg, url: str, *args: str) -> subprocess.CompletedProcess:
-    cmd = [fg["chromium"], "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-           "--disable-background-networking", "--disable-component-update", "--window-size=1200,1600",
-           f"--user-data-dir={fg['tmp'] / 'chromium-profile'}", "--virtual-time-budget=15000", *args,
-           f"{fg['base']}{url}{'&' if '?' in url else '?'}token={fg['token']}"]
+    cmd = [
+        fg["chromium"],
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--window-size=1200,1600",
+        f"--user-data-dir={fg['tmp'] / 'chromium-profile'}",
+        "--virtual-time-budget=15000",
+        *args,
+        f"{fg['base']}{url}{'&' if '?' in url else '?'}token={fg['token']}",
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
 
 
@@ -136,13 +162,15 @@ def test_formgrader_queue_holds_only_hand_graded_cells(ps1, formgrader):
     fg = formgrader
     subs = api(fg["base"], fg["token"], "/formgrader/api/submitted_notebooks/ps1_attention/ps1_attention")
     assert {s["student"]: s["code_score"] for s in subs} == {
-        s: float(sum(q.points for q in ps1.questions if q.grade_id not in w)) for s, w in WRONG.items()}
+        s: float(sum(q.points for q in ps1.questions if q.grade_id not in w)) for s, w in WRONG.items()
+    }
     assert all(s["needs_manual_grade"] for s in subs)  # the paragraph waits for a grader
     bob = next(s for s in subs if s["student"] == "bob")
     grades = api(fg["base"], fg["token"], f"/formgrader/api/grades?submission_id={bob['id']}")
     assert sorted(g["name"] for g in grades if g["needs_manual_grade"]) == ["attention_paragraph"]
     assert {g["name"]: g["auto_score"] for g in grades if g["name"] != "attention_paragraph"} == {
-        q.grade_id: (0.0 if q.grade_id in WRONG["bob"] else float(q.points)) for q in ps1.questions}
+        q.grade_id: (0.0 if q.grade_id in WRONG["bob"] else float(q.points)) for q in ps1.questions
+    }
     (notebook,) = api(fg["base"], fg["token"], "/formgrader/api/notebooks/ps1_attention")
     assert notebook["name"] == "ps1_attention" and notebook["needs_manual_grade"]
 

@@ -1,4 +1,5 @@
 """Results land in nbgrader's gradebook, read back through nbgrader's own API."""
+
 from autograder.gradebook import record_results
 
 
@@ -25,13 +26,19 @@ def test_results_recorded_in_nbgrader_gradebook(ps1, demo_results, tmp_path):
 
 # ---------------------------------------------------------------- formgrader's view of the gradebook
 
+
 def manual_queue(gb, assignment: str) -> dict[str, list[str]]:
     """What formgrader's manual-grading view lists: per student, the grades still to be graded."""
     from nbgrader.api import Grade, SubmittedAssignment, SubmittedNotebook
 
     queue: dict[str, list[str]] = {}
-    rows = (gb.db.query(Grade).join(SubmittedNotebook).join(SubmittedAssignment)
-            .filter(Grade.needs_manual_grade.is_(True)).all())
+    rows = (
+        gb.db.query(Grade)
+        .join(SubmittedNotebook)
+        .join(SubmittedAssignment)
+        .filter(Grade.needs_manual_grade.is_(True))
+        .all()
+    )
     for g in rows:
         if g.assignment.name == assignment:
             queue.setdefault(g.student.id, []).append(g.name)
@@ -52,7 +59,8 @@ def test_only_hand_graded_cells_wait_for_a_grader(ps1, demo_results, tmp_path):
             assert len(autograded) == len(ps1.questions)
             assert all(not g.needs_manual_grade and g.auto_score is not None for g in autograded)
             assert {g.name: g.auto_score for g in autograded} == {
-                gid: q["score"] for gid, q in rec["questions"].items() if q["status"] != "pending"}
+                gid: q["score"] for gid, q in rec["questions"].items() if q["status"] != "pending"
+            }
         # a grader overrides an autograded score: it stays graded on re-recording (score unchanged)
         sdpa = gb.find_grade("sdpa", "ps1_attention", "ps1_attention", "bob")
         sdpa.manual_score, sdpa.needs_manual_grade = 3.0, False
@@ -69,7 +77,8 @@ def test_course_id_from_the_course_config_not_default_course(ps1, demo_results, 
     course = tmp_path / "course"
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
-        "c = get_config()\nc.CourseDirectory.course_id = 'transformers101'\n", encoding="utf-8")
+        "c = get_config()\nc.CourseDirectory.course_id = 'transformers101'\n", encoding="utf-8"
+    )
     monkeypatch.chdir(course)  # formgrader's working directory, where nbgrader finds its config
     notebooks = {"alice": tmp_path / "alice.ipynb"}
     notebooks["alice"].write_text("{}", encoding="utf-8")
@@ -89,9 +98,14 @@ def test_nothing_but_submissions_become_students(ps1, demo_results, tmp_path):
 
     results = copy.deepcopy(demo_results)
     results["students"]["source"] = {  # what grading a course root used to produce
-        "score": 0.0, "max_score": ps1.max_score, "error": "no ps1_attention/ folder was submitted",
-        "questions": {q.grade_id: {"score": 0.0, "max_score": q.points, "status": "missing", "feedback": ""}
-                      for q in ps1.questions}}
+        "score": 0.0,
+        "max_score": ps1.max_score,
+        "error": "no ps1_attention/ folder was submitted",
+        "questions": {
+            q.grade_id: {"score": 0.0, "max_score": q.points, "status": "missing", "feedback": ""}
+            for q in ps1.questions
+        },
+    }
     db = tmp_path / "gb.db"
     record_results(ps1, results, str(db))
     with Gradebook(f"sqlite:///{db}") as gb:

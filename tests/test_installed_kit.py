@@ -5,6 +5,7 @@ working on a course directory outside this repo.
 (the "Write a question" recipe of the README), releases it, self-tests it and grades two
 submissions. Nothing is read from this checkout once the wheel is built.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,24 +42,33 @@ def write_problem_set(folder: Path) -> None:
     """A problem set of one function question, written as the README's recipe says: a notebook
     (question text, solution cell, grade cell holding the points) and a package."""
     folder.mkdir(parents=True)
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     nb.cells = [
         _cell("markdown", "# PS7 — softmax\n\nWrite `softmax(x)` over the last axis.", grade_id="intro"),
         _cell("code", "import numpy as np\nimport torch", grade_id="imports"),
-        _cell("code", "def softmax(x):\n    ### BEGIN SOLUTION\n    return torch.softmax(x, dim=-1)\n"
-                      "    ### END SOLUTION", grade_id="softmax_impl", locked=False, solution=True),
+        _cell(
+            "code",
+            "def softmax(x):\n    ### BEGIN SOLUTION\n    return torch.softmax(x, dim=-1)\n    ### END SOLUTION",
+            grade_id="softmax_impl",
+            locked=False,
+            solution=True,
+        ),
         _cell("code", "# autograder: visible checks for softmax", grade_id="softmax", grade=True, points=2),
     ]
     nbformat.write(nb, folder / "ps7_softmax.ipynb")
-    (folder / "__init__.py").write_text(textwrap.dedent('''
+    (folder / "__init__.py").write_text(
+        textwrap.dedent("""
         from autograder.spec import Assignment
 
         from . import softmax
 
         ASSIGNMENT = Assignment(name="ps7_softmax", notebook="ps7_softmax.ipynb", questions=softmax.QUESTIONS)
-    '''))
-    (folder / "softmax.py").write_text(textwrap.dedent('''
+    """)
+    )
+    (folder / "softmax.py").write_text(
+        textwrap.dedent('''
         """softmax over the last axis: reference, probes, worked example, known mistakes."""
         import numpy as np
         import torch
@@ -84,13 +94,16 @@ def write_problem_set(folder: Path) -> None:
                          "first axis", "softmax normalises over the last axis (each row sums to 1), "
                          "not over the first.", lambda x: torch.softmax(x, dim=0))]),
         ]
-    '''))
+    ''')
+    )
 
 
 def test_wheel_init_add_release_selftest_grade(tmp_path):
     dist, venv, course = tmp_path / "dist", tmp_path / "venv", tmp_path / "course"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, REPO_ROOT],
-        cwd=tmp_path)
+    run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, REPO_ROOT],
+        cwd=tmp_path,
+    )
     wheel = next(dist.glob("transformer_autograder-*.whl"))
     run([sys.executable, "-m", "venv", venv], cwd=tmp_path)
     pip = [venv / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check"]
@@ -100,8 +113,11 @@ def test_wheel_init_add_release_selftest_grade(tmp_path):
     env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
     autograder = venv / "bin" / "autograder"
 
-    where = run([venv / "bin" / "python", "-c", "import autograder, solutions; print(autograder.__file__)"],
-                cwd=tmp_path, env=env).stdout
+    where = run(
+        [venv / "bin" / "python", "-c", "import autograder, solutions; print(autograder.__file__)"],
+        cwd=tmp_path,
+        env=env,
+    ).stdout
     assert str(venv) in where and str(REPO_ROOT) not in where, where
 
     run([autograder, "init", course, "--course-id", "demo101"], cwd=tmp_path, env=env)
@@ -118,12 +134,17 @@ def test_wheel_init_add_release_selftest_grade(tmp_path):
 
     # two students: one right, one who normalised over the wrong axis; and eve, whose answer is
     # right only if the sandbox lets her read the installed kit (references, problem sets)
-    snoop = ("import glob, sys\n    leaked = [f for pattern in ('autograder/problem_sets/*/*.py', 'solutions/*.py')\n"
-             "              for f in glob.glob(sys.prefix + '/lib/python*/site-packages/' + pattern)]\n"
-             "    assert leaked, 'the installed kit is hidden'\n    return torch.softmax(x, dim=-1)")
+    snoop = (
+        "import glob, sys\n    leaked = [f for pattern in ('autograder/problem_sets/*/*.py', 'solutions/*.py')\n"
+        "              for f in glob.glob(sys.prefix + '/lib/python*/site-packages/' + pattern)]\n"
+        "    assert leaked, 'the installed kit is hidden'\n    return torch.softmax(x, dim=-1)"
+    )
     submitted = course / "submitted"
-    for student, body in (("ada", "return torch.softmax(x, dim=-1)"), ("bob", "return torch.softmax(x, dim=0)"),
-                          ("eve", snoop)):
+    for student, body in (
+        ("ada", "return torch.softmax(x, dim=-1)"),
+        ("bob", "return torch.softmax(x, dim=0)"),
+        ("eve", snoop),
+    ):
         nb = nbformat.read(released, as_version=4)
         for cell in nb.cells:
             if "raise NotImplementedError" in cell.source:
@@ -132,8 +153,12 @@ def test_wheel_init_add_release_selftest_grade(tmp_path):
         nbformat.write(nb, submitted / student / "ps7_softmax" / "ps7_softmax.ipynb")
     # from another directory, the course named by the environment
     env_elsewhere = {**env, "AUTOGRADER_COURSE": str(course)}
-    run([autograder, "grade", "ps7", submitted, "--out", course / "autograded" / "ps7", "--quiet"],
-        cwd=tmp_path, env=env_elsewhere, timeout=600)
+    run(
+        [autograder, "grade", "ps7", submitted, "--out", course / "autograded" / "ps7", "--quiet"],
+        cwd=tmp_path,
+        env=env_elsewhere,
+        timeout=600,
+    )
     results = json.loads((course / "autograded" / "ps7" / "results.json").read_text())["students"]
     assert results["ada"]["score"] == 2 and results["ada"]["max_score"] == 2
     bob = results["bob"]["questions"]["softmax"]
@@ -143,9 +168,19 @@ def test_wheel_init_add_release_selftest_grade(tmp_path):
 
 def test_no_course_is_a_clear_message(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_COURSE"}
-    r = subprocess.run([sys.executable, "-c", "import sys; from autograder.course import find_course, KIT_ROOT;"
-                        "import autograder.course as c; c.KIT_ROOT = c.Path('/nonexistent'); find_course()"],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from autograder.course import find_course, KIT_ROOT;"
+            "import autograder.course as c; c.KIT_ROOT = c.Path('/nonexistent'); find_course()",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and "autograder init" in r.stderr, r.stderr
 
 

@@ -1,4 +1,5 @@
 """Intake: every collection format finds the right students; unsafe archives are refused."""
+
 from __future__ import annotations
 
 import stat
@@ -32,15 +33,15 @@ def found(intake) -> dict[str, str]:
 
 # ---------------------------------------------------------------- folders
 
+
 def test_nbgrader_layout_and_student_folders(ps1, nb, tmp_path):
     put(nb, tmp_path / "in/alice/ps1_attention/ps1_attention.ipynb")
-    put(nb, tmp_path / "in/bob/ps1/renamed.ipynb")          # short ps folder, any name
-    put(nb, tmp_path / "in/carol/ps1_attention.ipynb")      # no problem-set level
+    put(nb, tmp_path / "in/bob/ps1/renamed.ipynb")  # short ps folder, any name
+    put(nb, tmp_path / "in/carol/ps1_attention.ipynb")  # no problem-set level
     (tmp_path / "in/dave/ps2_positional").mkdir(parents=True)  # handed in another ps only
     intake = collect(tmp_path / "in", ps1, tmp_path / "work")
     assert intake.layout == "folders"
-    assert found(intake) == {"alice": "ps1_attention.ipynb", "bob": "renamed.ipynb",
-                             "carol": "ps1_attention.ipynb"}
+    assert found(intake) == {"alice": "ps1_attention.ipynb", "bob": "renamed.ipynb", "carol": "ps1_attention.ipynb"}
     assert intake.graded_students == ["alice", "bob", "carol"]  # dave: graded 0, not a gradebook student
     dave = next(s for s in intake.submissions if s.student == "dave")
     assert dave.notebook is None and "ps1_attention/" in dave.problem
@@ -48,8 +49,13 @@ def test_nbgrader_layout_and_student_folders(ps1, nb, tmp_path):
 
 
 def test_flat_folder_default_pattern(ps1, nb, tmp_path):
-    for name in ("alice.ipynb", "bob_ps1.ipynb", "ps1_attention-carol.ipynb", "dave.smith_ps1_attention.ipynb",
-                 "ps1_attention.ipynb"):
+    for name in (
+        "alice.ipynb",
+        "bob_ps1.ipynb",
+        "ps1_attention-carol.ipynb",
+        "dave.smith_ps1_attention.ipynb",
+        "ps1_attention.ipynb",
+    ):
         put(nb, tmp_path / "flat" / name)
     (tmp_path / "flat/notes.txt").write_text("not a notebook")
     intake = collect(tmp_path / "flat", ps1, tmp_path / "work")
@@ -107,6 +113,7 @@ def test_symlinks_in_a_folder_are_not_followed(ps1, nb, tmp_path):
 
 # ---------------------------------------------------------------- LMS exports
 
+
 def zip_of(folder: Path, target: Path, prefix: str = "") -> Path:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         for p in sorted(folder.rglob("*")):
@@ -124,18 +131,25 @@ def test_canvas_submissions_zip(ps1, nb, tmp_path):
     (src / "smith_john_12345_67891_notes.pdf").write_bytes(b"%PDF")
     intake = collect(zip_of(src, tmp_path / "submissions.zip"), ps1, tmp_path / "work")
     assert intake.layout == "canvas"
-    assert found(intake) == {"12345": "smith_john_12345_67890_ps1_attention.ipynb",  # the Canvas user id
-                             "222": "late_doe_jane_222_333_ps1_attention-1.ipynb",
-                             "444": "leeann_LATE_444_555_ps1.ipynb"}
+    assert found(intake) == {
+        "12345": "smith_john_12345_67890_ps1_attention.ipynb",  # the Canvas user id
+        "222": "late_doe_jane_222_333_ps1_attention-1.ipynb",
+        "444": "leeann_LATE_444_555_ps1.ipynb",
+    }
     assert all(s.notebook.is_relative_to(tmp_path / "work") for s in intake.submissions)
     roster = tmp_path / "canvas_gradebook.csv"  # Canvas's own gradebook export as the roster
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,PS1 (99)\n"
-                      "    Points Possible,,,,,28\n"
-                      '"Smith, John",12345,S1,jsmith,A,\n"Doe, Jane",222,S2,jdoe,A,\n', encoding="utf-8")
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,PS1 (99)\n"
+        "    Points Possible,,,,,28\n"
+        '"Smith, John",12345,S1,jsmith,A,\n"Doe, Jane",222,S2,jdoe,A,\n',
+        encoding="utf-8",
+    )
     intake = collect(tmp_path / "submissions.zip", ps1, tmp_path / "work", roster=roster)
     assert set(found(intake)) == {"jsmith", "jdoe"}
-    assert intake.unmatched == ["leeann_444_554_ps1.ipynb: not in the roster (444)",
-                                "leeann_LATE_444_555_ps1.ipynb: not in the roster (444)"]
+    assert intake.unmatched == [
+        "leeann_444_554_ps1.ipynb: not in the roster (444)",
+        "leeann_LATE_444_555_ps1.ipynb: not in the roster (444)",
+    ]
 
 
 def test_moodle_download_zip_with_a_top_folder(ps1, nb, tmp_path):
@@ -156,7 +170,9 @@ def test_gradescope_export(ps1, nb, tmp_path):
     (src / "submission_metadata.yml").write_text(
         "submission_9001:\n  :submitters:\n  - :name: Jane Doe\n    :sid: '1234'\n    :email: jane@uni.edu\n"
         "submission_9002:\n  :submitters:\n  - :name: Max Mu\n    :sid: ''\n    :email: max@uni.edu\n"
-        "  - :name: Ida Ko\n    :sid: '77'\n    :email: ida@uni.edu\n", encoding="utf-8")
+        "  - :name: Ida Ko\n    :sid: '77'\n    :email: ida@uni.edu\n",
+        encoding="utf-8",
+    )
     intake = collect(src, ps1, tmp_path / "w")
     assert intake.layout == "gradescope"
     assert set(found(intake)) == {"1234", "max@uni.edu", "77", "submission_9003"}  # group: both submitters
@@ -164,13 +180,35 @@ def test_gradescope_export(ps1, nb, tmp_path):
 
 # ---------------------------------------------------------------- unsafe archives
 
+
 def raw_zip(path: Path, entries: list[tuple[str, bytes, int, int, int]]) -> Path:
     """A zip written byte by byte: (name, raw deflate data, crc, declared size, unix mode)."""
     local, central = b"", b""
     for name, data, crc, size, mode in entries:
         n = name.encode()
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x031E, 20, 0, 8, 0, 0, crc, len(data),
-                               size, len(n), 0, 0, 0, 0, mode << 16, len(local)) + n
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                0x031E,
+                20,
+                0,
+                8,
+                0,
+                0,
+                crc,
+                len(data),
+                size,
+                len(n),
+                0,
+                0,
+                0,
+                0,
+                mode << 16,
+                len(local),
+            )
+            + n
+        )
         local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(data), size, len(n), 0) + n + data
     end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), len(local), 0)
     path.write_bytes(local + central + end)
@@ -191,22 +229,29 @@ def tree(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*")}
 
 
-@pytest.mark.parametrize("name,mode,message", [
-    ("../escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
-    ("alice/../../escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
-    ("/tmp/escape.ipynb", stat.S_IFREG | 0o644, r"absolute path"),
-    ("C:/escape.ipynb", stat.S_IFREG | 0o644, r"absolute path"),
-    ("..\\escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
-    ("link.ipynb", stat.S_IFLNK | 0o777, r"symlink"),
-])
+@pytest.mark.parametrize(
+    "name,mode,message",
+    [
+        ("../escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
+        ("alice/../../escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
+        ("/tmp/escape.ipynb", stat.S_IFREG | 0o644, r"absolute path"),
+        ("C:/escape.ipynb", stat.S_IFREG | 0o644, r"absolute path"),
+        ("..\\escape.ipynb", stat.S_IFREG | 0o644, r"climbs out"),
+        ("link.ipynb", stat.S_IFLNK | 0o777, r"symlink"),
+    ],
+)
 def test_unsafe_entries_refused_nothing_written(ps1, tmp_path, name, mode, message):
     data = b"/etc/passwd" if stat.S_ISLNK(mode) else b"{}"
     co = zlib.compressobj(9, zlib.DEFLATED, -15)
     raw = co.compress(data) + co.flush()
     good = zlib.compressobj(9, zlib.DEFLATED, -15)
-    archive = raw_zip(tmp_path / "evil.zip", [("ok_1_2_ps1.ipynb", good.compress(b"{}") + good.flush(),
-                                                zlib.crc32(b"{}"), 2, stat.S_IFREG | 0o644),
-                                               (name, raw, zlib.crc32(data), len(data), mode)])
+    archive = raw_zip(
+        tmp_path / "evil.zip",
+        [
+            ("ok_1_2_ps1.ipynb", good.compress(b"{}") + good.flush(), zlib.crc32(b"{}"), 2, stat.S_IFREG | 0o644),
+            (name, raw, zlib.crc32(data), len(data), mode),
+        ],
+    )
     before = tree(tmp_path)
     with pytest.raises(IntakeError, match=message):
         collect(archive, ps1, tmp_path / "work")
@@ -227,8 +272,9 @@ def test_one_gigabyte_bomb_refused_before_writing(ps1, tmp_path):
     ratio = raw_zip(tmp_path / "ratio.zip", [("a.ipynb", small, crc2, 32 << 20, stat.S_IFREG | 0o644)])
     with pytest.raises(UnsafeArchive, match="zip bomb"):
         unpack(ratio, tmp_path / "u")
-    many = raw_zip(tmp_path / "many.zip", [(f"f{i}.ipynb", small, crc2, 32 << 20, stat.S_IFREG | 0o644)
-                                           for i in range(3)])
+    many = raw_zip(
+        tmp_path / "many.zip", [(f"f{i}.ipynb", small, crc2, 32 << 20, stat.S_IFREG | 0o644) for i in range(3)]
+    )
     with pytest.raises(UnsafeArchive, match="in all"):
         unpack(many, tmp_path / "u", Limits(max_total_bytes=64 << 20, max_ratio=1e9))
 

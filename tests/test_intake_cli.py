@@ -1,4 +1,5 @@
 """`autograder grade` on an LMS export, end to end: intake, Canvas CSV out, gradebook, exit codes."""
+
 from __future__ import annotations
 
 import csv
@@ -27,11 +28,27 @@ def test_canvas_zip_in_canvas_csv_and_gradebook_out(ps1, canvas_zip, tmp_path, m
     course = tmp_path / "course"
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
-        "c = get_config()\nc.CourseDirectory.course_id = 'transformers101'\n", encoding="utf-8")
+        "c = get_config()\nc.CourseDirectory.course_id = 'transformers101'\n", encoding="utf-8"
+    )
     monkeypatch.chdir(course)
-    rc = main(["grade", "ps1", str(canvas_zip), "--out", "out", "--workers", "1", "--quiet",
-               "--canvas", "canvas.csv", "--canvas-column", "PS1 attention (4567)",
-               "--db", "sqlite:///gradebook.db"])
+    rc = main(
+        [
+            "grade",
+            "ps1",
+            str(canvas_zip),
+            "--out",
+            "out",
+            "--workers",
+            "1",
+            "--quiet",
+            "--canvas",
+            "canvas.csv",
+            "--canvas-column",
+            "PS1 attention (4567)",
+            "--db",
+            "sqlite:///gradebook.db",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0, err
     assert "intake: canvas, 2 submissions" in err

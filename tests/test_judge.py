@@ -1,4 +1,5 @@
 """The verdict: known mistakes are named whether they return a wrong value or crash."""
+
 import numpy as np
 
 from autograder.judge import judge
@@ -19,12 +20,18 @@ def lookup_without_clamp(i):
 
 
 QUESTION = Question(
-    grade_id="lookup", answer="lookup", title="t", points=1, reference=lookup,
-    probes=lambda rng: [Probe((3,), "inside"), Probe((8,), "past the end")], compare=AllClose(),
-    misconceptions=(Misconception("no_clamp", "Positions past the table must hold the last row.",
-                                  lookup_without_clamp),
-                    Misconception("off_by_one", "Row i is TABLE[i], not TABLE[i + 1].",
-                                  lambda i: TABLE[min(int(i) + 1, 7)])))
+    grade_id="lookup",
+    answer="lookup",
+    title="t",
+    points=1,
+    reference=lookup,
+    probes=lambda rng: [Probe((3,), "inside"), Probe((8,), "past the end")],
+    compare=AllClose(),
+    misconceptions=(
+        Misconception("no_clamp", "Positions past the table must hold the last row.", lookup_without_clamp),
+        Misconception("off_by_one", "Row i is TABLE[i], not TABLE[i + 1].", lambda i: TABLE[min(int(i) + 1, 7)]),
+    ),
+)
 PROBES = QUESTION.probes(None)
 
 

@@ -7,6 +7,7 @@ sandboxed worker), and the names it defines must have the same values in both.
 
 Then, per problem set, the solution notebook sprinkled with such cells gets full marks.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,36 +26,83 @@ from autograder.spec import Assignment, Question, list_assignments, load_assignm
 # name -> cells; every name listed in NAMES[feature] must agree between kernel and grader
 FEATURES: dict[str, list[str]] = {
     "cell_magic_time": ["%%time\nx = 6 * 7\ny = [x, x + 1]"],
-    "cell_magic_capture": ["%%capture captured\nprint('hidden')\nz = 3\nimport torch\nt = torch.arange(4.0)",
-                           "seen = captured.stdout.strip()"],
-    "line_magic_assign": ["import numpy as np", "%time scores = np.arange(6.0).reshape(2, 3) @ np.ones((3, 2))",
-                          "%time total = float(scores.sum())"],
-    "timeit": ["def f(v):\n    return v * 2", "%timeit -n1 -r1 f(3)", "r = f(21)",
-               "t_res = %timeit -o -n1 -r1 -q f(3)\nhas_best = t_res.best >= 0"],
-    "display_and_print": ["import torch\na = torch.ones(2, 3)", "display(a)\nprint(a)", "from IPython.display import display as d2\nd2(a.sum())\nb = int(a.sum())",
-                          "def show_and_return(v):\n    display(v)\n    return v + 1", "c = show_and_return(1)"],
-    "get_ipython": ["ip = get_ipython()\nhas_shell = ip is not None", "n_user = len([k for k in ip.user_ns if k == 'ip'])",
-                    "ip.run_cell('made_by_run_cell = 5')"],
+    "cell_magic_capture": [
+        "%%capture captured\nprint('hidden')\nz = 3\nimport torch\nt = torch.arange(4.0)",
+        "seen = captured.stdout.strip()",
+    ],
+    "line_magic_assign": [
+        "import numpy as np",
+        "%time scores = np.arange(6.0).reshape(2, 3) @ np.ones((3, 2))",
+        "%time total = float(scores.sum())",
+    ],
+    "timeit": [
+        "def f(v):\n    return v * 2",
+        "%timeit -n1 -r1 f(3)",
+        "r = f(21)",
+        "t_res = %timeit -o -n1 -r1 -q f(3)\nhas_best = t_res.best >= 0",
+    ],
+    "display_and_print": [
+        "import torch\na = torch.ones(2, 3)",
+        "display(a)\nprint(a)",
+        "from IPython.display import display as d2\nd2(a.sum())\nb = int(a.sum())",
+        "def show_and_return(v):\n    display(v)\n    return v + 1",
+        "c = show_and_return(1)",
+    ],
+    "get_ipython": [
+        "ip = get_ipython()\nhas_shell = ip is not None",
+        "n_user = len([k for k in ip.user_ns if k == 'ip'])",
+        "ip.run_cell('made_by_run_cell = 5')",
+    ],
     "out_history": ["10 + 5", "last = _", "2 * 3", "prev = _ + __", "from_out = Out[max(Out)]"],
-    "shell_lines": ["!echo hello > note.txt", "with open('note.txt') as fh:\n    note = fh.read().strip()",
-                    "lines = !echo one; echo two\nn_lines = len(lines)", "listing = !ls\nhas_note = 'note.txt' in listing"],
-    "writefile_import_run": ["%%writefile helper_mod.py\nSCALE = 3\ndef triple(v):\n    return SCALE * v\n",
-                             "import helper_mod\nw = helper_mod.triple(4)", "%run helper_mod.py\nv = triple(5)"],
-    "raising_cells": ["before = 1", "raise ValueError('a student left this error in')", "after = before + 1",
-                      "undefined_name_here", "def g():\n    return after * 10", "gv = g()",
-                      "import sys\nsys.exit(2)", "still_running = True"],
-    "matplotlib": ["%matplotlib inline\nimport matplotlib.pyplot as plt", "fig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nplt.show()",
-                   "n_axes = len(fig.axes)", "plotted = 7"],
-    "ipython_syntax": ["import math", "math.sqrt?", "who = %who_ls\nwho = sorted(who)", "%%bash\necho from bash",
-                       "q = %sx echo 9\nq0 = int(q[0])", "%config InlineBackend.figure_format = 'png'\ncfg_ok = True"],
+    "shell_lines": [
+        "!echo hello > note.txt",
+        "with open('note.txt') as fh:\n    note = fh.read().strip()",
+        "lines = !echo one; echo two\nn_lines = len(lines)",
+        "listing = !ls\nhas_note = 'note.txt' in listing",
+    ],
+    "writefile_import_run": [
+        "%%writefile helper_mod.py\nSCALE = 3\ndef triple(v):\n    return SCALE * v\n",
+        "import helper_mod\nw = helper_mod.triple(4)",
+        "%run helper_mod.py\nv = triple(5)",
+    ],
+    "raising_cells": [
+        "before = 1",
+        "raise ValueError('a student left this error in')",
+        "after = before + 1",
+        "undefined_name_here",
+        "def g():\n    return after * 10",
+        "gv = g()",
+        "import sys\nsys.exit(2)",
+        "still_running = True",
+    ],
+    "matplotlib": [
+        "%matplotlib inline\nimport matplotlib.pyplot as plt",
+        "fig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nplt.show()",
+        "n_axes = len(fig.axes)",
+        "plotted = 7",
+    ],
+    "ipython_syntax": [
+        "import math",
+        "math.sqrt?",
+        "who = %who_ls\nwho = sorted(who)",
+        "%%bash\necho from bash",
+        "q = %sx echo 9\nq0 = int(q[0])",
+        "%config InlineBackend.figure_format = 'png'\ncfg_ok = True",
+    ],
 }
 NAMES = {
-    "cell_magic_time": ["x", "y"], "cell_magic_capture": ["z", "t", "seen"],
-    "line_magic_assign": ["scores", "total"], "timeit": ["r", "has_best"],
-    "display_and_print": ["b", "c"], "get_ipython": ["has_shell", "n_user", "made_by_run_cell"],
-    "out_history": ["last", "prev", "from_out"], "shell_lines": ["note", "n_lines", "has_note"],
-    "writefile_import_run": ["w", "v"], "raising_cells": ["before", "after", "gv", "still_running"],
-    "matplotlib": ["n_axes", "plotted"], "ipython_syntax": ["who", "q0", "cfg_ok"],
+    "cell_magic_time": ["x", "y"],
+    "cell_magic_capture": ["z", "t", "seen"],
+    "line_magic_assign": ["scores", "total"],
+    "timeit": ["r", "has_best"],
+    "display_and_print": ["b", "c"],
+    "get_ipython": ["has_shell", "n_user", "made_by_run_cell"],
+    "out_history": ["last", "prev", "from_out"],
+    "shell_lines": ["note", "n_lines", "has_note"],
+    "writefile_import_run": ["w", "v"],
+    "raising_cells": ["before", "after", "gv", "still_running"],
+    "matplotlib": ["n_axes", "plotted"],
+    "ipython_syntax": ["who", "q0", "cfg_ok"],
 }
 
 
@@ -69,12 +117,15 @@ def _plain(value):
 def _kernel_values(cells: list[str], names: list[str], tmp: Path) -> dict:
     from nbclient import NotebookClient
 
-    dump = ("import json as _json\n_vals = {}\nfor _n in %r:\n    _v = globals().get(_n, '<undefined>')\n"
-            "    _vals[_n] = _v.tolist() if hasattr(_v, 'tolist') else _v\n"
-            "open('values.json', 'w').write(_json.dumps(_vals, default=str))" % (names,))
+    dump = (
+        "import json as _json\n_vals = {}\nfor _n in %r:\n    _v = globals().get(_n, '<undefined>')\n"
+        "    _vals[_n] = _v.tolist() if hasattr(_v, 'tolist') else _v\n"
+        "open('values.json', 'w').write(_json.dumps(_vals, default=str))"
+    ).replace("%r", repr(names))
     nb = new_notebook(cells=[new_code_cell(c) for c in cells + [dump]])
-    NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp)}}).execute()
+    NotebookClient(
+        nb, timeout=60, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(tmp)}}
+    ).execute()
     return json.loads((tmp / "values.json").read_text())
 
 
@@ -87,8 +138,9 @@ def _grader_values(worker: Worker, cells: list[str], names: list[str], tmp: Path
     values = {}
     for n in names:
         outcome = run.outcomes[n]
-        values[n] = _plain(outcome.results[0]["value"]) if outcome.results and "value" in outcome.results[0] \
-            else "<undefined>"
+        values[n] = (
+            _plain(outcome.results[0]["value"]) if outcome.results and "value" in outcome.results[0] else "<undefined>"
+        )
     return values
 
 
@@ -112,6 +164,7 @@ def test_grader_defines_what_the_kernel_defines(feature, worker, tmp_path):
 
 # ------------------------------------------------------------- honest notebooks with magics
 
+
 def sprinkle(nb) -> None:
     """Turn the solution notebook into one a Jupyter-heavy student would hand in: answer cells
     under `%%time`, `%%capture`, `%time` assignments, displays, a plot, a helper module written
@@ -123,8 +176,9 @@ def sprinkle(nb) -> None:
         "raise RuntimeError('a scratch cell the student left failing')",
         "fig, ax = plt.subplots()\nax.plot([1, 2, 3])\nplt.show()\n_ = display('plotted')",
     ]
-    solution_cells = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("solution")
-                      and c.cell_type == "code"]
+    solution_cells = [
+        i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"
+    ]
     for k, index in enumerate(solution_cells):
         cell = nb.cells[index]
         if k % 3 == 0:
@@ -148,8 +202,9 @@ def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
 
     assignment = load_assignment(name)
     # training questions cost a minute of CPU and are covered elsewhere; their cells still run
-    assignment = dataclasses.replace(assignment, questions=[q for q in assignment.questions
-                                                            if q.grade_id not in TRAINING])
+    assignment = dataclasses.replace(
+        assignment, questions=[q for q in assignment.questions if q.grade_id not in TRAINING]
+    )
     nb = make_notebook(assignment)
     sprinkle(nb)
     write_submission(tmp_path / "submitted", "jupyter-student", assignment, nb)

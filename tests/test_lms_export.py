@@ -1,4 +1,5 @@
 """The Canvas gradebook import file, filled from a roster (Canvas's own gradebook export)."""
+
 import csv
 
 from autograder.lms_export import write_canvas_csv
@@ -11,13 +12,21 @@ def results(scores: dict[str, float]) -> dict:
 
 def test_canvas_csv_with_a_canvas_roster(ps1, tmp_path):
     roster = tmp_path / "export.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Old (1)\n"
-                      "    Points Possible,,,,,10\n"
-                      '"Smith, John",12345,S001,jsmith,Sec A,\n"Doe, Jane",222,S002,jdoe,Sec B,\n', encoding="utf-8")
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Old (1)\n"
+        "    Points Possible,,,,,10\n"
+        '"Smith, John",12345,S001,jsmith,Sec A,\n"Doe, Jane",222,S002,jdoe,Sec B,\n',
+        encoding="utf-8",
+    )
     people = Roster.read(roster)
     assert people.ids == ["jsmith", "jdoe"] and people.lookup("12345") == "jsmith"
-    out = write_canvas_csv(ps1, results({"jsmith": 27.5, "jdoe": 0.0}), tmp_path / "import.csv", roster=roster,
-                           column="PS1 attention (4567)")
+    out = write_canvas_csv(
+        ps1,
+        results({"jsmith": 27.5, "jdoe": 0.0}),
+        tmp_path / "import.csv",
+        roster=roster,
+        column="PS1 attention (4567)",
+    )
     rows = list(csv.reader(open(out, newline="", encoding="utf-8")))
     assert rows == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "PS1 attention (4567)"],

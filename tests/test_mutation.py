@@ -1,6 +1,7 @@
 """Mutation analysis: operators make the mistakes they name, weak probes let mutants survive
 (and the self-test says which), strong probes kill them, equivalent mutants are not counted,
 and PS5's weak testers are all caught by its hidden probes."""
+
 import itertools
 
 import numpy as np
@@ -21,8 +22,15 @@ def scaled_sum(x, scale=2.0):
 
 
 def _question(probes, reference=scaled_sum):
-    return Question(grade_id="q", answer="f", points=1, reference=reference, probes=probes,
-                    compare=AllClose(), misconceptions=(Misconception("m", "m", lambda *a, **k: 0.0),))
+    return Question(
+        grade_id="q",
+        answer="f",
+        points=1,
+        reference=reference,
+        probes=probes,
+        compare=AllClose(),
+        misconceptions=(Misconception("m", "m", lambda *a, **k: 0.0),),
+    )
 
 
 def _assignment(q):
@@ -35,12 +43,18 @@ def _x(rng, *shape):
 
 def test_operators_make_the_classic_mistakes():
     names = [m.name for m in source_mutants(scaled_sum)]
-    for expected in ("* -> /", "- -> +", "constant 1 -> 2", "keyword", "condition negated",
-                     "term dropped", "transpose added"):
+    for expected in (
+        "* -> /",
+        "- -> +",
+        "constant 1 -> 2",
+        "keyword",
+        "condition negated",
+        "term dropped",
+        "transpose added",
+    ):
         assert any(expected in n for n in names), (expected, names)
     x = torch.ones(2, 3)
-    outputs = {n: m.function(x) for n, m in ((m.name, m) for m in source_mutants(scaled_sum))
-               if "- -> +" in n}
+    outputs = {n: m.function(x) for n, m in ((m.name, m) for m in source_mutants(scaled_sum)) if "- -> +" in n}
     assert all(torch.equal(v, torch.full((2,), 7.0)) for v in outputs.values())  # 3·2 + 1
 
 
@@ -59,13 +73,15 @@ def test_strong_probes_kill_every_non_equivalent_mutant():
     result = mutation.analyse_question(q, _assignment(q), seeds=3)
     assert result.survived == [], result.survived
     assert result.killed and result.score == 1.0
-    assert any("condition negated" in name for name in result.equivalent) or \
-        any("line 3" in name for name in result.equivalent)
+    assert any("condition negated" in name for name in result.equivalent) or any(
+        "line 3" in name for name in result.equivalent
+    )
 
 
 def test_accepted_survivors_are_allowed_up_to_five_percent():
-    result = mutation.MutationResult("q", killed=[f"k{i}" for i in range(19)], survived=["s"],
-                                     accepted={"s": "equivalent for every valid input"})
+    result = mutation.MutationResult(
+        "q", killed=[f"k{i}" for i in range(19)], survived=["s"], accepted={"s": "equivalent for every valid input"}
+    )
     assert result.problems() == []
     result = mutation.MutationResult("q", killed=["k"] * 3, survived=["s"], accepted={"s": "reason"})
     assert any("more than 5 %" in p for p in result.problems())
@@ -75,8 +91,7 @@ def test_a_mutant_in_a_called_course_function_is_installed_and_removed():
     from solutions import attention
 
     original = attention.attention_weights
-    targets = mutation.mutation_targets(attention.scaled_dot_product_attention,
-                                        (mutation.REPO_ROOT / "solutions",))
+    targets = mutation.mutation_targets(attention.scaled_dot_product_attention, (mutation.REPO_ROOT / "solutions",))
     assert original in targets and attention.causal_mask in targets
     with mutants._swapped(original, lambda *a, **k: "mutant", [attention.__dict__]):
         assert attention.attention_weights(None, None) == "mutant"
@@ -84,6 +99,7 @@ def test_a_mutant_in_a_called_course_function_is_installed_and_removed():
 
 
 # ---- PS5: testers are graded on a generated family of functions
+
 
 @pytest.fixture(scope="module")
 def ps5():
@@ -94,8 +110,10 @@ def _brute_force_equivariant(f, X):
     y = f(X)
     if y.shape[-2:-1] != X.shape[-2:-1]:
         return False
-    return all(torch.allclose(f(X[..., list(p), :]), y[..., list(p), :], atol=1e-5)
-               for p in itertools.permutations(range(X.shape[-2])))
+    return all(
+        torch.allclose(f(X[..., list(p), :]), y[..., list(p), :], atol=1e-5)
+        for p in itertools.permutations(range(X.shape[-2]))
+    )
 
 
 def _brute_force_invariant(f, X):

@@ -10,6 +10,7 @@ output, i.e. running the student's notebook with the tests inside the student's 
 exactly what this grader avoids. The page is placed where generate_feedback would put it
 (feedback/<student>/<ps>/<notebook>.html beside the submission's timestamp and secret).
 """
+
 import json
 import os
 import shutil
@@ -29,8 +30,7 @@ STUDENT = "alice"
 
 
 def nbgrader(*args, cwd, env):
-    r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r.stdout + r.stderr
 
@@ -47,13 +47,22 @@ def course(tmp_path, ps1):
     course, exchange, student, home = (tmp_path / n for n in ("course", "exchange", "student", "home"))
     for d in (course, exchange, student, home):
         d.mkdir()
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(home),
-           "JUPYTER_CONFIG_DIR": str(home / ".jupyter"), "JUPYTER_DATA_DIR": str(home / ".local/share/jupyter")}
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(home),
+        "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+        "JUPYTER_DATA_DIR": str(home / ".local/share/jupyter"),
+    }
     env.pop("JUPYTERHUB_USER", None)
-    write_config(course, CourseDirectory__root=str(course), CourseDirectory__course_id=COURSE_ID,
-                 Exchange__root=str(exchange),
-                 # the student's commands run as this same OS user here; on a real hub they match
-                 ExchangeCollect__check_owner=False)
+    write_config(
+        course,
+        CourseDirectory__root=str(course),
+        CourseDirectory__course_id=COURSE_ID,
+        Exchange__root=str(exchange),
+        # the student's commands run as this same OS user here; on a real hub they match
+        ExchangeCollect__check_owner=False,
+    )
     write_config(student, CourseDirectory__course_id=COURSE_ID, Exchange__root=str(exchange))
     # the instructor's source: the notebook plus worked visible checks (release stages 1-2)
     ctx = ReleaseContext(ps1, course)
@@ -98,8 +107,24 @@ def test_release_submit_collect_grade_feedback(course, ps1, tmp_path):
 
     out = tmp_path / "graded"
     db = f"sqlite:///{course / 'gradebook.db'}"
-    r = subprocess.run([sys.executable, "-m", "autograder", "grade", "ps1", str(course / "submitted"),
-                        "--out", str(out), "--db", db, "--quiet"], env=env, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            "ps1",
+            str(course / "submitted"),
+            "--out",
+            str(out),
+            "--db",
+            db,
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     results = json.loads((out / "results.json").read_text())
     rec = results["students"][STUDENT]

@@ -1,6 +1,7 @@
 """Under examples/nbgrader_config.py, nbgrader's own commands cannot spoil the kit's release:
 `nbgrader generate_assignment` is refused with the command to use instead (before anything is
 written), and only the student files of the kit's release (never questions.py) reach the exchange."""
+
 from __future__ import annotations
 
 import os
@@ -23,19 +24,32 @@ def test_generate_assignment_refused_and_only_notebooks_published(tmp_path):
     kit, course, exchange = tmp_path / "kit", tmp_path / "course", tmp_path / "exchange"
     shutil.copytree(REPO_ROOT / "release" / "ps1_attention", kit / "release" / "ps1_attention")
     # what an instructor would naturally put in nbgrader's source/: the kit's problem-set folder
-    shutil.copytree(find_course().source / "ps1_attention", course / "source" / "ps1_attention",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        find_course().source / "ps1_attention",
+        course / "source" / "ps1_attention",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     shutil.copy(REPO_ROOT / "examples" / "nbgrader_config.py", course / "nbgrader_config.py")
-    env = {**os.environ, "COURSE_ROOT": str(course), "AUTOGRADER_KIT": str(kit), "NBGRADER_EXCHANGE": str(exchange),
-           "HOME": str(tmp_path), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "COURSE_ROOT": str(course),
+        "AUTOGRADER_KIT": str(kit),
+        "NBGRADER_EXCHANGE": str(exchange),
+        "HOME": str(tmp_path),
+        "PATH": f"{BIN}:{os.environ['PATH']}",
+    }
     before = snapshot(kit)
 
     def nbgrader(*args):
-        return subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True,
-                              text=True, timeout=180)
+        return subprocess.run(
+            [str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True, timeout=180
+        )
 
-    for args in (["generate_assignment", "ps1_attention"], ["generate_assignment", "ps1_attention", "--force"],
-                 ["assign", "ps1_attention", "--force"]):
+    for args in (
+        ["generate_assignment", "ps1_attention"],
+        ["generate_assignment", "ps1_attention", "--force"],
+        ["assign", "ps1_attention", "--force"],
+    ):
         r = nbgrader(*args)
         assert r.returncode != 0, r.stdout + r.stderr
         assert "autograder release" in r.stdout + r.stderr

@@ -1,13 +1,16 @@
 """Hand-graded questions appear in results.json and on feedback pages as pending, with their
 points, and never count in the autograded score."""
+
 from autograder.exports import feedback_page, gradescope_results
 from autograder.manual import hand_graded
 from autograder.spec import load_assignment
 
 
 def test_hand_graded_cells_are_found_in_every_problem_set():
-    found = {ps: [(h.grade_id, h.points) for h in hand_graded(load_assignment(ps))]
-             for ps in ("ps1", "ps2", "ps3", "ps4", "ps5")}
+    found = {
+        ps: [(h.grade_id, h.points) for h in hand_graded(load_assignment(ps))]
+        for ps in ("ps1", "ps2", "ps3", "ps4", "ps5")
+    }
     assert found["ps1"] == [("attention_paragraph", 2.0)]
     assert all(found.values())
     assert hand_graded(load_assignment("ps6")) == ()

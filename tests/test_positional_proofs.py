@@ -1,5 +1,6 @@
 """The SymPy facts behind PS2–PS4 (solutions/derivations/positional_proofs.py), each proved
 exactly, and the references the graders use checked against them."""
+
 import math
 
 import pytest
@@ -39,7 +40,7 @@ def test_theta_shrinks_with_i():
 
 def test_alibi_bias_m_j_gives_the_same_softmax():
     diff = pp.alibi_row_difference()
-    assert {str(s) for s in diff.free_symbols} == {"m", "i"}      # constant along a row (no j)
+    assert {str(s) for s in diff.free_symbols} == {"m", "i"}  # constant along a row (no j)
     assert sympy.expand(diff + sympy.Symbol("m", positive=True) * sympy.Symbol("i", positive=True)) == 0
     assert pp.prove_alibi_shift_invariance(4)
 
@@ -50,10 +51,12 @@ def test_references_agree_with_the_proved_forms():
 
     k, w = sympy.symbols("k w", real=True)
     block = sympy.lambdify((k, w), pp.shift_block(k, w))
-    assert torch.allclose(sinusoidal_shift_matrix(3, 4, 100.0)[2:, 2:],
-                          torch.tensor(block(3, 0.1), dtype=torch.float64), atol=1e-12)
+    assert torch.allclose(
+        sinusoidal_shift_matrix(3, 4, 100.0)[2:, 2:], torch.tensor(block(3, 0.1), dtype=torch.float64), atol=1e-12
+    )
     thetas = [1.0, 0.1]
     exact = pp.rope_block_matrix(2, thetas)
-    assert torch.allclose(rope_matrix(2, 4, 100.0), torch.tensor(exact.evalf().tolist(), dtype=torch.float64),
-                          atol=1e-12)
+    assert torch.allclose(
+        rope_matrix(2, 4, 100.0), torch.tensor(exact.evalf().tolist(), dtype=torch.float64), atol=1e-12
+    )
     assert math.isclose(float(exact[2, 2]), math.cos(0.2))

@@ -4,6 +4,7 @@ Debian's `postgresql` package (scripts/ci-system-deps) provides the binaries; th
 from a throw-away data directory on a free port of 127.0.0.1, as an unprivileged user (the
 server refuses to run as root), with trust authentication for local connections only.
 """
+
 import glob
 import os
 import pwd
@@ -30,8 +31,10 @@ def needed(ok: bool, reason: str) -> None:
 
 
 def postgres_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                   key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0)
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0,
+    )
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")
@@ -48,8 +51,9 @@ def server_user() -> str | None:
             return name
         except KeyError:
             continue
-    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "autograder-pg"],
-                   check=True)
+    subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "autograder-pg"], check=True
+    )
     return "autograder-pg"
 
 
@@ -77,21 +81,58 @@ def postgres_url():
     port = free_port()
     started = False
     try:
-        subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                        "--encoding=UTF8", "--no-sync"], check=True, capture_output=True, timeout=120)
-        r = subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
-                            "-o", f"-p {port} -c listen_addresses=127.0.0.1 -k {root} -c fsync=off",
-                            "start"], capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            [
+                *as_user,
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        r = subprocess.run(
+            [
+                *as_user,
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(log),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                f"-p {port} -c listen_addresses=127.0.0.1 -k {root} -c fsync=off",
+                "start",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         started = r.returncode == 0
         assert started, f"pg_ctl start failed: {r.stdout}{r.stderr}\n{log.read_text() if log.exists() else ''}"
-        r = subprocess.run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", DB_NAME],
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", DB_NAME],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode == 0, r.stderr
         yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/{DB_NAME}"
     finally:
         if started:
-            subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                           capture_output=True, timeout=120)
+            subprocess.run(
+                [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+                capture_output=True,
+                timeout=120,
+            )
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,6 +1,7 @@
 """Document 000's positional-encoding errors, handed in as a student would, are caught and named:
 the RoPE matrices with θ_2 = 10 (the exponent's lost minus sign) in PS3, the ALiBi slope as a
 free constant 0.4 in PS4, and the sign-flipped sinusoidal formula in PS2."""
+
 import pytest
 
 from autograder.grade import grade_cohort
@@ -8,22 +9,32 @@ from autograder.samples import make_notebook, solution_sources, write_submission
 from autograder.spec import load_assignment
 
 # Document 000, Q4.4, verbatim (two decimals; all three are labelled m = 0 there).
-ROPE_000 = '''
+ROPE_000 = """
 R_worked = torch.tensor([
     [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
     [[0.54, -0.84, 0, 0], [0.84, 0.54, 0, 0], [0, 0, -0.83, 0.54], [0, 0, -0.54, -0.83]],
     [[-0.41, -0.9, 0, 0], [0.9, -0.41, 0, 0], [0, 0, 0.4, -0.91], [0, 0, 0.91, 0.4]],
 ])
-'''
+"""
 
 PS3_CASES = {
     # student -> (answer cell, source replacing it, graded question, misconception, words in the feedback)
-    "rope_matrices_000": ("worked_answer", ROPE_000, "worked_example", "exponent_sign",
-                          ("θ_i must shrink with i", "the exponent is −2(i−1)/d", "cos 10 ≈ −0.84")),
-    "rope_thetas_000": ("thetas_impl", "def rope_thetas(d, base):\n"
-                        "    i = torch.arange(1, d // 2 + 1, dtype=torch.float64)\n"
-                        "    return base ** (2 * (i - 1) / d)\n",
-                        "rope_thetas", "exponent_sign", ("the exponent is −2(i−1)/d",)),
+    "rope_matrices_000": (
+        "worked_answer",
+        ROPE_000,
+        "worked_example",
+        "exponent_sign",
+        ("θ_i must shrink with i", "the exponent is −2(i−1)/d", "cos 10 ≈ −0.84"),
+    ),
+    "rope_thetas_000": (
+        "thetas_impl",
+        "def rope_thetas(d, base):\n"
+        "    i = torch.arange(1, d // 2 + 1, dtype=torch.float64)\n"
+        "    return base ** (2 * (i - 1) / d)\n",
+        "rope_thetas",
+        "exponent_sign",
+        ("the exponent is −2(i−1)/d",),
+    ),
 }
 
 
@@ -40,10 +51,20 @@ BIAS_000 = """def alibi_causal_bias(n_heads, t):
 FREE_CONSTANT_WORDS = ("not a free constant like 0.4", "document 000", "geometric sequence", "2^(−8/n)")
 
 PS4_CASES = {
-    "alibi_slopes_000": ("slopes_impl", SLOPES_000, ("alibi_slopes", "alibi_causal_bias", "alibi_attention"),
-                         "free_constant", FREE_CONSTANT_WORDS),
-    "alibi_bias_000": ("bias_impl", BIAS_000, ("alibi_causal_bias", "alibi_attention"),
-                       "free_constant", FREE_CONSTANT_WORDS),
+    "alibi_slopes_000": (
+        "slopes_impl",
+        SLOPES_000,
+        ("alibi_slopes", "alibi_causal_bias", "alibi_attention"),
+        "free_constant",
+        FREE_CONSTANT_WORDS,
+    ),
+    "alibi_bias_000": (
+        "bias_impl",
+        BIAS_000,
+        ("alibi_causal_bias", "alibi_attention"),
+        "free_constant",
+        FREE_CONSTANT_WORDS,
+    ),
 }
 
 
@@ -63,8 +84,11 @@ def _assert_named(graded, cases, student):
         assert res["misconception"] == misconception, (question, res)
         for w in words:
             assert w in res["feedback"], (question, w, res["feedback"])
-    others = [gid for gid, q in graded[student]["questions"].items()
-              if gid not in questions and q["status"] not in ("passed", "pending")]
+    others = [
+        gid
+        for gid, q in graded[student]["questions"].items()
+        if gid not in questions and q["status"] not in ("passed", "pending")
+    ]
     assert not others, f"only the seeded error should cost points, also failed: {others}"
 
 

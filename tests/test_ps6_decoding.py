@@ -1,7 +1,9 @@
 """PS6's references for the decoder layer, sampling and beam search, checked against PyTorch
 and against first principles (exhaustive search, sampling frequencies). Tolerances: 1e-5 for
 the layer against nn.TransformerDecoderLayer (float32), 1e-6 for probabilities."""
+
 import itertools
+
 import pytest
 import torch
 import torch.nn as nn
@@ -30,13 +32,30 @@ def test_ps6_decoder_layer_is_torch_pre_ln(masked):
     x, memory = torch.randn(2, 4, 8), torch.randn(2, 6, 8)
     memory_is_pad = torch.tensor([[False] * 4 + [True] * 2, [False] * 6])
     got = reference("decoder_layer")(
-        x, memory, padding_mask(memory_is_pad) if masked else None, 2,
-        p["norm1.weight"], p["norm1.bias"], *_attention_weights(theirs.self_attn),
-        p["norm2.weight"], p["norm2.bias"], *_attention_weights(theirs.multihead_attn),
-        p["norm3.weight"], p["norm3.bias"], p["linear1.weight"], p["linear1.bias"],
-        p["linear2.weight"], p["linear2.bias"])
-    expected = theirs(x, memory, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4), tgt_is_causal=True,
-                      memory_key_padding_mask=memory_is_pad if masked else None)
+        x,
+        memory,
+        padding_mask(memory_is_pad) if masked else None,
+        2,
+        p["norm1.weight"],
+        p["norm1.bias"],
+        *_attention_weights(theirs.self_attn),
+        p["norm2.weight"],
+        p["norm2.bias"],
+        *_attention_weights(theirs.multihead_attn),
+        p["norm3.weight"],
+        p["norm3.bias"],
+        p["linear1.weight"],
+        p["linear1.bias"],
+        p["linear2.weight"],
+        p["linear2.bias"],
+    )
+    expected = theirs(
+        x,
+        memory,
+        tgt_mask=nn.Transformer.generate_square_subsequent_mask(4),
+        tgt_is_causal=True,
+        memory_key_padding_mask=memory_is_pad if masked else None,
+    )
     torch.testing.assert_close(got, expected, atol=ATOL, rtol=0)
 
 
@@ -53,7 +72,7 @@ def test_next_token_probs_from_first_principles():
     top2 = torch.tensor([0.0, 0.5, 0.0, 0.3]) / 0.8
     torch.testing.assert_close(next_token_probs(logits, 1.0, 2, None), top2, atol=1e-6, rtol=0)
     # temperature T: p_i^(1/T) renormalised; T = 0 is the argmax
-    sharp = probs ** 2 / (probs ** 2).sum()
+    sharp = probs**2 / (probs**2).sum()
     torch.testing.assert_close(next_token_probs(logits, 0.5, None, None), sharp, atol=1e-6, rtol=0)
     assert next_token_probs(logits, 0.0, None, None).tolist() == [0.0, 1.0, 0.0, 0.0]
 
@@ -64,10 +83,10 @@ def test_sample_tokens_is_seeded_and_draws_the_distribution():
     assert sample_tokens(logits, 1.0, None, None, 3, 50) == sample_tokens(logits, 1.0, None, None, 3, 50)
     assert sample_tokens(logits, 1.0, None, None, 3, 50) != sample_tokens(logits, 1.0, None, None, 4, 50)
     draws = torch.tensor(sample_tokens(logits, 1.0, 3, None, 0, 6000))
-    assert set(draws.tolist()) <= {0, 3, 4}                       # top-3 only
+    assert set(draws.tolist()) <= {0, 3, 4}  # top-3 only
     kept = logits[[0, 3, 4]].softmax(0)
     freq = torch.stack([(draws == t).float().mean() for t in (0, 3, 4)])
-    assert torch.allclose(freq, kept, atol=0.03)                  # > 5 standard errors at n = 6000
+    assert torch.allclose(freq, kept, atol=0.03)  # > 5 standard errors at n = 6000
 
 
 def _exhaustive_best(model, prompt, n_new, vocab=12):
@@ -77,6 +96,7 @@ def _exhaustive_best(model, prompt, n_new, vocab=12):
             total += torch.log_softmax(model(tokens)[-1], -1)[token].item()
             tokens.append(token)
         return total
+
     return list(prompt) + list(max(itertools.product(range(vocab), repeat=n_new), key=score))
 
 

@@ -1,11 +1,18 @@
 """The reference attention against PyTorch's own: F.scaled_dot_product_attention and
 nn.MultiHeadAttention with weights copied across. Tolerance: atol 1e-5 in float32."""
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from solutions.attention import (AttentionConfig, MultiHeadAttention, attention_weights, causal_mask,
-                                 padding_mask, scaled_dot_product_attention)
+from solutions.attention import (
+    AttentionConfig,
+    MultiHeadAttention,
+    attention_weights,
+    causal_mask,
+    padding_mask,
+    scaled_dot_product_attention,
+)
 
 ATOL = 1e-5
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -25,12 +32,17 @@ def qkv(device, b=2, h=3, tq=5, tk=7, dk=8, dv=6, seed=0):
 @pytest.mark.parametrize("fast", [True, False])
 def test_matches_torch_sdpa_unmasked_and_masked(device, fast):
     q, k, v = qkv(device)
-    torch.testing.assert_close(scaled_dot_product_attention(q, k, v, fast=fast),
-                               F.scaled_dot_product_attention(q, k, v), atol=ATOL, rtol=0)
+    torch.testing.assert_close(
+        scaled_dot_product_attention(q, k, v, fast=fast), F.scaled_dot_product_attention(q, k, v), atol=ATOL, rtol=0
+    )
     mask = torch.rand(2, 3, 5, 7, generator=torch.Generator().manual_seed(1)).to(device) > 0.3
     mask[..., 0] = True  # every query sees at least one key, so torch is defined too
-    torch.testing.assert_close(scaled_dot_product_attention(q, k, v, mask, fast=fast),
-                               F.scaled_dot_product_attention(q, k, v, attn_mask=mask), atol=ATOL, rtol=0)
+    torch.testing.assert_close(
+        scaled_dot_product_attention(q, k, v, mask, fast=fast),
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+        atol=ATOL,
+        rtol=0,
+    )
 
 
 def test_causal_mask_matches_is_causal(device):
@@ -57,8 +69,12 @@ def test_fully_masked_row_is_zero_on_both_paths(device):
 
 def test_fast_and_math_paths_agree(device):
     q, k, v = qkv(device, seed=3)
-    torch.testing.assert_close(scaled_dot_product_attention(q, k, v, fast=True),
-                               scaled_dot_product_attention(q, k, v, fast=False), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        scaled_dot_product_attention(q, k, v, fast=True),
+        scaled_dot_product_attention(q, k, v, fast=False),
+        atol=1e-6,
+        rtol=0,
+    )
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -116,8 +132,9 @@ def test_explicit_scale_and_weights_match_the_formula(device):
     expected = torch.softmax(scores, dim=-1)
     torch.testing.assert_close(attention_weights(q, k, mask, scale=0.3), expected, atol=1e-6, rtol=0)
     for fast in (True, False):
-        torch.testing.assert_close(scaled_dot_product_attention(q, k, v, mask, scale=0.3, fast=fast),
-                                   expected @ v, atol=ATOL, rtol=0)
+        torch.testing.assert_close(
+            scaled_dot_product_attention(q, k, v, mask, scale=0.3, fast=fast), expected @ v, atol=ATOL, rtol=0
+        )
     assert torch.allclose(attention_weights(q, k, mask).sum(-1), torch.ones(2, 3, 5, device=device))
 
 
@@ -145,8 +162,12 @@ def test_is_causal_equals_the_explicit_causal_mask(device):
         pad = torch.ones(2, 1, 1, tk, dtype=torch.bool, device=device)
         pad[0, ..., -1] = False
         for fast in (True, False):
-            torch.testing.assert_close(scaled_dot_product_attention(q, k, v, is_causal=True, fast=fast), expected,
-                                       atol=ATOL, rtol=0)
-            torch.testing.assert_close(scaled_dot_product_attention(q, k, v, pad, is_causal=True, fast=fast),
-                                       scaled_dot_product_attention(q, k, v, pad & causal_mask(tq, tk, device=device)),
-                                       atol=ATOL, rtol=0)
+            torch.testing.assert_close(
+                scaled_dot_product_attention(q, k, v, is_causal=True, fast=fast), expected, atol=ATOL, rtol=0
+            )
+            torch.testing.assert_close(
+                scaled_dot_product_attention(q, k, v, pad, is_causal=True, fast=fast),
+                scaled_dot_product_attention(q, k, v, pad & causal_mask(tq, tk, device=device)),
+                atol=ATOL,
+                rtol=0,
+            )

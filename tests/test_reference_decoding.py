@@ -1,4 +1,5 @@
 """Decoding with the reference models: greedy, beam, top-k, nucleus, temperature; KV cache on/off."""
+
 import itertools
 
 import pytest
@@ -31,7 +32,7 @@ def test_top_k_and_top_p_filters_on_hand_examples():
     assert torch.isfinite(top_p_filter(probs.log(), 0.8)).tolist() == [[True, True, False, False]]
     assert torch.isfinite(top_p_filter(probs.log(), 0.81)).tolist() == [[True, True, True, False]]
     assert torch.isfinite(top_p_filter(probs.log()[:, [3, 1, 0, 2]], 0.5)).tolist() == [[False, False, True, False]]
-    assert torch.isfinite(top_p_filter(probs.log(), 0.01)).sum() == 1   # the top token always survives
+    assert torch.isfinite(top_p_filter(probs.log(), 0.01)).sum() == 1  # the top token always survives
 
 
 def test_sampling_is_reproducible_and_respects_the_filters():
@@ -39,7 +40,7 @@ def test_sampling_is_reproducible_and_respects_the_filters():
     draw = lambda **kw: sample_next(logits, generator=torch.Generator().manual_seed(7), **kw)  # noqa: E731
     assert torch.equal(draw(), draw())
     assert set(draw(top_k=2).tolist()) == {2, 3}
-    assert set(draw(top_p=0.85).tolist()) == {2, 3}                 # softmax: .032 .087 .237 .644
+    assert set(draw(top_p=0.85).tolist()) == {2, 3}  # softmax: .032 .087 .237 .644
     assert set(draw(top_p=0.9).tolist()) == {1, 2, 3}
     freq = torch.bincount(draw(), minlength=4) / 4000
     torch.testing.assert_close(freq, logits[0].softmax(-1), atol=0.03, rtol=0)
@@ -71,8 +72,17 @@ def test_greedy_picks_the_argmax_of_full_recomputation():
 def test_seeded_sampling_is_reproducible_with_and_without_cache():
     encdec, _ = model_pair()
     src, bos = torch.randint(0, 7, (4, 5)), torch.zeros(4, 1, dtype=torch.long)
-    run = lambda cache: sample(encdec, bos, 8, src=src, temperature=0.8, top_k=5, top_p=0.9,  # noqa: E731
-                               generator=torch.Generator().manual_seed(3), use_cache=cache)
+    run = lambda cache: sample(
+        encdec,
+        bos,
+        8,
+        src=src,
+        temperature=0.8,
+        top_k=5,
+        top_p=0.9,  # noqa: E731
+        generator=torch.Generator().manual_seed(3),
+        use_cache=cache,
+    )
     assert torch.equal(run(True), run(True))
     assert torch.equal(run(True), run(False))
     assert torch.equal(sample(encdec, bos, 8, src=src, top_k=1), greedy(encdec, bos, 8, src=src))
@@ -93,16 +103,19 @@ def sequence_logprob(model, prefix, continuations, src=None):
     n = continuations.shape[0]
     full = torch.cat([prefix.expand(n, -1), continuations], dim=1)
     logits = model(src.expand(n, -1), full[:, :-1]) if src is not None else model(full[:, :-1])
-    logp = logits.log_softmax(-1)[:, prefix.shape[1] - 1:]
+    logp = logits.log_softmax(-1)[:, prefix.shape[1] - 1 :]
     return logp.gather(-1, continuations[..., None]).squeeze(-1).sum(-1)
 
 
 def test_beam_search_with_a_wide_beam_finds_the_exhaustive_optimum():
     encdec, gpt = model_pair(vocab=5, seed=3)
-    src, bos = torch.randint(0, 5, (1, 4), generator=torch.Generator().manual_seed(4)), torch.zeros(1, 1, dtype=torch.long)
+    src, bos = (
+        torch.randint(0, 5, (1, 4), generator=torch.Generator().manual_seed(4)),
+        torch.zeros(1, 1, dtype=torch.long),
+    )
     every = torch.tensor(list(itertools.product(range(5), repeat=3)))
     for model, kw in ((encdec, {"src": src}), (gpt, {})):
-        seqs, score = beam_search(model, bos, 3, beam_size=25, **kw)   # 25 = 5^2 beams: nothing is pruned
+        seqs, score = beam_search(model, bos, 3, beam_size=25, **kw)  # 25 = 5^2 beams: nothing is pruned
         with torch.no_grad():
             logp = sequence_logprob(model, bos, every, kw.get("src"))
         assert seqs[0, 1:].tolist() == every[logp.argmax()].tolist()
@@ -124,7 +137,7 @@ def test_beam_of_one_is_greedy_and_a_wider_beam_is_never_worse():
 def test_beam_search_returns_finished_hypotheses():
     _, gpt = model_pair(vocab=5, seed=7)
     seqs, scores = beam_search(gpt, torch.tensor([[1, 2]]), 8, beam_size=3, eos_id=4)
-    assert seqs[0].tolist()[:3] == [1, 2, 4]                   # this model ends at once, then pads
+    assert seqs[0].tolist()[:3] == [1, 2, 4]  # this model ends at once, then pads
     assert set(seqs[0, 2:].tolist()) == {4}
     with torch.no_grad():
         ref = sequence_logprob(gpt, torch.tensor([[1, 2]]), torch.tensor([[4]]))
@@ -136,12 +149,13 @@ def test_beam_search_with_eos_matches_the_exhaustive_optimum():
     prefix, eos = torch.tensor([[1, 2]]), 3
     best, best_seq = float("-inf"), None
     for length in (1, 2, 3):
-        cands = [c for c in itertools.product(range(5), repeat=length)
-                 if eos not in c[:-1] and (c[-1] == eos or length == 3)]
+        cands = [
+            c for c in itertools.product(range(5), repeat=length) if eos not in c[:-1] and (c[-1] == eos or length == 3)
+        ]
         with torch.no_grad():
             logp = sequence_logprob(gpt, prefix, torch.tensor(cands))
         if logp.max().item() > best:
             best, best_seq = logp.max().item(), list(cands[logp.argmax()])
     seqs, score = beam_search(gpt, prefix, 3, beam_size=25, eos_id=eos)
     assert score.item() == pytest.approx(best, abs=1e-4)
-    assert seqs[0, 2:2 + len(best_seq)].tolist() == best_seq
+    assert seqs[0, 2 : 2 + len(best_seq)].tolist() == best_seq

@@ -1,6 +1,7 @@
 """The reference model against PyTorch's nn.Transformer (weights copied across), its KV cache
 against full recomputation, and its fast (SDPA) path against the explicit-math path.
 Tolerance: atol 1e-5 (rtol 0) in float32 unless a test says otherwise."""
+
 import pytest
 import torch
 import torch.nn as nn
@@ -8,8 +9,13 @@ import torch.nn as nn
 from solutions.attention import causal_mask, padding_mask
 from solutions.interop import copy_decoder_layer, copy_encoder_layer, stacks_like_torch, torch_transformer_for
 from solutions.layers import DecoderLayer, EncoderLayer
-from solutions.model import (POSITIONS, DecoderOnlyTransformer, EncoderDecoderTransformer, TransformerConfig,
-                             sequence_loss)
+from solutions.model import (
+    POSITIONS,
+    DecoderOnlyTransformer,
+    EncoderDecoderTransformer,
+    TransformerConfig,
+    sequence_loss,
+)
 
 ATOL = 1e-5
 
@@ -38,8 +44,9 @@ def teacher_forced(model, src, tgt, **kw):
 def test_encoder_layer_matches_torch(norm_first, activation):
     cfg = cfg_for(norm_first=norm_first, activation=activation)
     torch.manual_seed(0)
-    theirs = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, activation=activation, batch_first=True,
-                                        norm_first=norm_first).eval()
+    theirs = nn.TransformerEncoderLayer(
+        32, 4, 64, dropout=0.0, activation=activation, batch_first=True, norm_first=norm_first
+    ).eval()
     ours = EncoderLayer(cfg).eval()
     copy_encoder_layer(ours, theirs)
     x = torch.randn(3, 9, 32)
@@ -47,16 +54,18 @@ def test_encoder_layer_matches_torch(norm_first, activation):
     pad[1, 6:] = True
     torch.testing.assert_close(ours(x), theirs(x), atol=ATOL, rtol=0)
     keep = ~pad  # torch's inference fast path may zero padded positions; compare the real ones
-    torch.testing.assert_close(ours(x, padding_mask(pad))[keep], theirs(x, src_key_padding_mask=pad)[keep],
-                               atol=ATOL, rtol=0)
+    torch.testing.assert_close(
+        ours(x, padding_mask(pad))[keep], theirs(x, src_key_padding_mask=pad)[keep], atol=ATOL, rtol=0
+    )
 
 
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_decoder_layer_matches_torch(norm_first):
     cfg = cfg_for(norm_first=norm_first, activation="gelu")
     torch.manual_seed(1)
-    theirs = nn.TransformerDecoderLayer(32, 4, 64, dropout=0.0, activation="gelu", batch_first=True,
-                                        norm_first=norm_first).eval()
+    theirs = nn.TransformerDecoderLayer(
+        32, 4, 64, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first
+    ).eval()
     ours = DecoderLayer(cfg).eval()
     copy_decoder_layer(ours, theirs)
     x, mem = torch.randn(2, 6, 32), torch.randn(2, 8, 32)
@@ -76,17 +85,21 @@ def test_full_stack_matches_nn_transformer_forward_and_backward(norm_first):
     src_pad = torch.zeros(3, 10, dtype=torch.bool)
     src_pad[2, 4:] = True
     theirs.train()  # training mode (dropout 0) keeps torch off its nested-tensor inference path
-    expected = theirs(src, tgt, tgt_mask=~causal_mask(7), src_key_padding_mask=src_pad,
-                      memory_key_padding_mask=src_pad)
+    expected = theirs(src, tgt, tgt_mask=~causal_mask(7), src_key_padding_mask=src_pad, memory_key_padding_mask=src_pad)
     memory = enc(src, padding_mask(src_pad))
     ours = dec(tgt, memory, causal_mask(7), padding_mask(src_pad))
     torch.testing.assert_close(ours, expected, atol=ATOL, rtol=0)
     w = torch.randn_like(ours)
     (ours * w).sum().backward(), (expected * w).sum().backward()
-    torch.testing.assert_close(enc.layers[0].self_attn.q_proj.weight.grad,
-                               theirs.encoder.layers[0].self_attn.in_proj_weight.grad[:32], atol=1e-4, rtol=0)
-    torch.testing.assert_close(dec.layers[2].ffn.linear1.weight.grad, theirs.decoder.layers[2].linear1.weight.grad,
-                               atol=1e-4, rtol=0)
+    torch.testing.assert_close(
+        enc.layers[0].self_attn.q_proj.weight.grad,
+        theirs.encoder.layers[0].self_attn.in_proj_weight.grad[:32],
+        atol=1e-4,
+        rtol=0,
+    )
+    torch.testing.assert_close(
+        dec.layers[2].ffn.linear1.weight.grad, theirs.decoder.layers[2].linear1.weight.grad, atol=1e-4, rtol=0
+    )
 
 
 def test_a_wrong_copy_is_caught():
@@ -113,7 +126,7 @@ def test_kv_cache_gives_the_same_logits_as_recomputation(pos):
     for model in (spread(EncoderDecoderTransformer(cfg)), spread(DecoderOnlyTransformer(cfg))):
         full = teacher_forced(model, src, tgt)
         state = model.start_state(src)
-        chunks = [model.step(tgt[:, :3], state)] + [model.step(tgt[:, i:i + 1], state) for i in range(3, 8)]
+        chunks = [model.step(tgt[:, :3], state)] + [model.step(tgt[:, i : i + 1], state) for i in range(3, 8)]
         torch.testing.assert_close(torch.cat(chunks, dim=1), full, atol=ATOL, rtol=0)
         assert state["pos"] == 8
 
@@ -174,8 +187,7 @@ def test_a_few_steps_of_training_reduce_the_loss():
 def test_bench_model_prints_the_ratio_last(capsys):
     from solutions.bench import bench_model
 
-    result = bench_model(d_model=32, n_heads=4, n_layers=1, d_ff=64, batch=2, src_len=6, tgt_len=5, warmup=1,
-                         repeats=3)
+    result = bench_model(d_model=32, n_heads=4, n_layers=1, d_ff=64, batch=2, src_len=6, tgt_len=5, warmup=1, repeats=3)
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-1] == f"reference_over_torch: {result['ratio']:.3f}"
     assert result["max_abs_diff"] < ATOL
@@ -243,9 +255,26 @@ def test_ps6_reference_encoder_layer_is_torch_pre_ln(masked):
     w_q, w_k, w_v = theirs.self_attn.in_proj_weight.detach().chunk(3)
     b_q, b_k, b_v = theirs.self_attn.in_proj_bias.detach().chunk(3)
     p = {n: t.detach() for n, t in theirs.named_parameters()}
-    got = question.reference(x, padding_mask(is_pad) if masked else None, 2, p["norm1.weight"], p["norm1.bias"],
-                             w_q, b_q, w_k, b_k, w_v, b_v, p["self_attn.out_proj.weight"],
-                             p["self_attn.out_proj.bias"], p["norm2.weight"], p["norm2.bias"],
-                             p["linear1.weight"], p["linear1.bias"], p["linear2.weight"], p["linear2.bias"])
+    got = question.reference(
+        x,
+        padding_mask(is_pad) if masked else None,
+        2,
+        p["norm1.weight"],
+        p["norm1.bias"],
+        w_q,
+        b_q,
+        w_k,
+        b_k,
+        w_v,
+        b_v,
+        p["self_attn.out_proj.weight"],
+        p["self_attn.out_proj.bias"],
+        p["norm2.weight"],
+        p["norm2.bias"],
+        p["linear1.weight"],
+        p["linear1.bias"],
+        p["linear2.weight"],
+        p["linear2.bias"],
+    )
     expected = theirs(x, src_key_padding_mask=is_pad if masked else None)
     torch.testing.assert_close(got, expected, atol=ATOL, rtol=0)

@@ -1,12 +1,22 @@
 """Positional pieces of the reference model: sinusoidal, RoPE (both conventions), ALiBi, T5 buckets.
 Tolerances: atol 1e-6 in float64, 1e-5 in float32."""
+
 import math
 
 import pytest
 import torch
 
-from solutions.positional import (alibi_bias, alibi_slopes, apply_rope, rope_angles, rope_half_permutation,
-                                  rope_matrix, rotate_half, sinusoidal_encoding, t5_relative_bucket)
+from solutions.positional import (
+    alibi_bias,
+    alibi_slopes,
+    apply_rope,
+    rope_angles,
+    rope_half_permutation,
+    rope_matrix,
+    rotate_half,
+    sinusoidal_encoding,
+    t5_relative_bucket,
+)
 
 
 def test_sinusoidal_matches_the_formula_and_the_textbook_numbers():
@@ -19,8 +29,11 @@ def test_sinusoidal_matches_the_formula_and_the_textbook_numbers():
         assert math.isclose(pe[p, 257].item(), math.cos(p / 100.0), abs_tol=1e-6)
         assert math.isclose(pe[p, 511].item(), math.cos(p / 9646.616), abs_tol=1e-6)
     small = sinusoidal_encoding(3, 4, base=100.0, dtype=torch.float64)
-    expected = [[0, 1, 0, 1], [math.sin(1), math.cos(1), math.sin(0.1), math.cos(0.1)],
-                [math.sin(2), math.cos(2), math.sin(0.2), math.cos(0.2)]]
+    expected = [
+        [0, 1, 0, 1],
+        [math.sin(1), math.cos(1), math.sin(0.1), math.cos(0.1)],
+        [math.sin(2), math.cos(2), math.sin(0.2), math.cos(0.2)],
+    ]
     torch.testing.assert_close(small, torch.tensor(expected, dtype=torch.float64), atol=1e-12, rtol=0)
 
 
@@ -82,19 +95,21 @@ def test_rope_scores_depend_only_on_the_offset(convention):
 
 
 def test_alibi_slopes_power_of_two_and_twelve():
-    torch.testing.assert_close(alibi_slopes(8), torch.tensor([2.0 ** -h for h in range(1, 9)], dtype=torch.float64))
-    torch.testing.assert_close(alibi_slopes(4), torch.tensor([2.0 ** (-2 * h) for h in range(1, 5)], dtype=torch.float64))
-    twelve = [2.0 ** -h for h in range(1, 9)] + [2 ** -0.5, 2 ** -1.5, 2 ** -2.5, 2 ** -3.5]
+    torch.testing.assert_close(alibi_slopes(8), torch.tensor([2.0**-h for h in range(1, 9)], dtype=torch.float64))
+    torch.testing.assert_close(
+        alibi_slopes(4), torch.tensor([2.0 ** (-2 * h) for h in range(1, 5)], dtype=torch.float64)
+    )
+    twelve = [2.0**-h for h in range(1, 9)] + [2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5]
     torch.testing.assert_close(alibi_slopes(12), torch.tensor(twelve, dtype=torch.float64))
-    assert len(alibi_slopes(6)) == 6 and alibi_slopes(6)[4].item() == 2 ** -1
+    assert len(alibi_slopes(6)) == 6 and alibi_slopes(6)[4].item() == 2**-1
 
 
 def test_alibi_bias_is_slope_times_signed_distance():
     b = alibi_bias(2, 4)
     assert b.shape == (2, 4, 4)
-    assert b[0].tolist()[3] == [-3 / 16, -2 / 16, -1 / 16, 0.0]    # n = 2: slopes 2^-4, 2^-8; query 3
-    assert b[1, 2, 0].item() == pytest.approx(-2 * 2 ** -8)
-    torch.testing.assert_close(alibi_bias(2, 1, 4)[:, 0], b[:, 3])    # KV-cache alignment
+    assert b[0].tolist()[3] == [-3 / 16, -2 / 16, -1 / 16, 0.0]  # n = 2: slopes 2^-4, 2^-8; query 3
+    assert b[1, 2, 0].item() == pytest.approx(-2 * 2**-8)
+    torch.testing.assert_close(alibi_bias(2, 1, 4)[:, 0], b[:, 3])  # KV-cache alignment
     sym = alibi_bias(2, 4, symmetric=True)
     torch.testing.assert_close(sym, sym.transpose(-1, -2))
     assert sym.max() == 0

@@ -5,6 +5,7 @@ re-grade.
 The edit is made in a copy of `solutions/` that the grading process imports instead of the
 kit's (PYTHONPATH comes before the editable install), so the real package is never touched.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,12 +27,34 @@ UNSCALED = SCALED + "    scale = 1.0 if scale is None else scale  # edited: the 
 
 def grade(tmp: Path, ref: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ref), "PATH": f"{BIN}:{os.environ['PATH']}"}
-    r = subprocess.run([str(BIN / "autograder"), "grade", "ps1", str(tmp / "in"), "--out", str(tmp / "out"),
-                        "--workers", "1", "--quiet"], env=env, capture_output=True, text=True, timeout=400)
+    r = subprocess.run(
+        [
+            str(BIN / "autograder"),
+            "grade",
+            "ps1",
+            str(tmp / "in"),
+            "--out",
+            str(tmp / "out"),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     stored = {p.stem: json.loads(p.read_text()) for p in (tmp / "out" / "submissions").glob("*.json")}
-    return {s: {"key": v["key"], "sdpa": v["record"]["questions"]["sdpa"]["status"],
-                "score": v["record"]["score"], "seconds": v["record"]["seconds"]} for s, v in stored.items()}
+    return {
+        s: {
+            "key": v["key"],
+            "sdpa": v["record"]["questions"]["sdpa"]["status"],
+            "score": v["record"]["score"],
+            "seconds": v["record"]["seconds"],
+        }
+        for s, v in stored.items()
+    }
 
 
 def test_editing_a_reference_function_regrades(ps1, tmp_path):
@@ -59,6 +82,13 @@ def test_editing_a_reference_function_regrades(ps1, tmp_path):
 
 def test_every_verdict_source_is_in_the_key(ps1):
     names = {name for name, _ in verdict_sources(ps1)}
-    assert {"ps/__init__.py", "ps/questions.py", "ps/counting.py", "solutions/attention.py", "solutions/model.py",
-            "judging/compare.py", "judge.py"} <= names
+    assert {
+        "ps/__init__.py",
+        "ps/questions.py",
+        "ps/counting.py",
+        "solutions/attention.py",
+        "solutions/model.py",
+        "judging/compare.py",
+        "judge.py",
+    } <= names
     assert not any("__pycache__" in n for n in names)

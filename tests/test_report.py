@@ -1,4 +1,5 @@
 """`autograder report`: numbers checked against results.json; pages rendered in headless Chromium."""
+
 import json
 import os
 import shutil
@@ -90,10 +91,14 @@ def expected_question_numbers(results):
         disc = None if frac.std() == 0 or rest.std() == 0 else float(np.corrcoef(frac, rest)[0, 1])
         named = Counter(q["misconception"] for q in qs if q["misconception"])
         top = min(named.items(), key=lambda kv: (-kv[1], kv[0])) if named else None
-        out[gid] = {"max": qs[0]["max_score"], "mean": frac.mean(),
-                    "passed": 100 * sum(q["status"] == "passed" for q in qs) / len(qs),
-                    "discrimination": disc, "top": f"{top[0]} ({top[1]})" if top else "—",
-                    "misconceptions": named}
+        out[gid] = {
+            "max": qs[0]["max_score"],
+            "mean": frac.mean(),
+            "passed": 100 * sum(q["status"] == "passed" for q in qs) / len(qs),
+            "discrimination": disc,
+            "top": f"{top[0]} ({top[1]})" if top else "—",
+            "misconceptions": named,
+        }
     return out
 
 
@@ -140,6 +145,7 @@ def test_report_refuses_results_of_another_problem_set(graded):
 
 # ---------------------------------------------------------------- headless Chromium
 
+
 def chromium_or_skip():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         found = shutil.which(name)
@@ -154,10 +160,21 @@ def screenshot(page, tmp_path):
     from PIL import Image
 
     png = tmp_path / f"{page.stem}.png"
-    cmd = [chromium_or_skip(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp_path / 'chromium-profile'}", f"--screenshot={png}",
-           "--window-size=1200,1600", page.resolve().as_uri()]
+    cmd = [
+        chromium_or_skip(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        f"--screenshot={png}",
+        "--window-size=1200,1600",
+        page.resolve().as_uri(),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and png.is_file(), r.stderr[-2000:]
     image = np.asarray(Image.open(png).convert("RGB"))

@@ -1,6 +1,7 @@
 """Root cause across questions: a dependent answer that fails only because the student's own
 dependency fails is re-asked in the sandbox with the reference in its place, and then passes
 (points awarded, feedback "fix `layer_norm` first"); one with its own mistake keeps its verdict."""
+
 import dataclasses
 from pathlib import Path
 
@@ -49,17 +50,25 @@ def test_reference_sources_compute_the_reference(name):
 def test_dependencies_declared_where_an_answer_calls_another():
     """One policy for every problem set (README): where the notebook has an answer call another
     answer, the dependency is declared and root cause re-judges it with the reference in place."""
-    declared = {name: {q.grade_id: q.depends_on for q in load_assignment(name).questions if q.depends_on}
-                for name in ("ps2_positional", "ps3_rope", "ps4_alibi")}
+    declared = {
+        name: {q.grade_id: q.depends_on for q in load_assignment(name).questions if q.depends_on}
+        for name in ("ps2_positional", "ps3_rope", "ps4_alibi")
+    }
     assert declared["ps2_positional"] == {"t5_bias": ("t5_bucket",), "similarity": ("sinusoidal_pe",)}
-    assert declared["ps3_rope"] == {"score_from_offset": ("rope_matrix", "apply_rope"), "rope_attention": ("apply_rope",)}
-    assert declared["ps4_alibi"] == {"alibi_causal_bias": ("alibi_slopes",),
-                                     "alibi_attention": ("alibi_causal_bias", "alibi_slopes")}
+    assert declared["ps3_rope"] == {
+        "score_from_offset": ("rope_matrix", "apply_rope"),
+        "rope_attention": ("apply_rope",),
+    }
+    assert declared["ps4_alibi"] == {
+        "alibi_causal_bias": ("alibi_slopes",),
+        "alibi_attention": ("alibi_causal_bias", "alibi_slopes"),
+    }
 
 
 def test_every_declared_dependency_exists_and_can_be_replaced(ps6):
-    for assignment in [load_assignment(n) for n in ("ps1_attention", "ps2_positional", "ps3_rope", "ps4_alibi",
-                                                    "ps5_equivariance")] + [ps6]:
+    for assignment in [
+        load_assignment(n) for n in ("ps1_attention", "ps2_positional", "ps3_rope", "ps4_alibi", "ps5_equivariance")
+    ] + [ps6]:
         for q in assignment.questions:
             for gid in q.depends_on:
                 assert assignment.question(gid).reference_source is not None, (q.grade_id, gid)
@@ -69,6 +78,7 @@ def test_every_declared_dependency_exists_and_can_be_replaced(ps6):
 def test_only_failed_questions_with_failing_dependencies_are_retried(ps6):
     def res(status):
         return QuestionResult(1.0 if status == "passed" else 0.0, 1.0, status, "x")
+
     results = {q.grade_id: res("passed") for q in ps6.questions}
     assert to_retry(ps6, results) == []
     results.update(layer_norm=res("failed"), encoder_layer=res("failed"), decoder_layer=res("passed"))
@@ -89,11 +99,18 @@ def test_the_verdict_once_re_asked(ps6):
 
 def _grade(ps6, encoder_source, tmp_path):
     sources = solution_sources(ps6)
-    cells = ["import math\nimport numpy as np\nimport torch\n", WRONG_LN, sources["ffn_impl"], sources["mha_impl"],
-             encoder_source]
+    cells = [
+        "import math\nimport numpy as np\nimport torch\n",
+        WRONG_LN,
+        sources["ffn_impl"],
+        sources["mha_impl"],
+        encoder_source,
+    ]
     nb = StudentNotebook(Path(tmp_path / "nb.ipynb"), cells, [f"cell {i}" for i in range(len(cells))], [], {})
-    subset = dataclasses.replace(ps6, questions=[ps6.question(g) for g in
-                                                 ("layer_norm", "feed_forward", "multi_head_attention", "encoder_layer")])
+    subset = dataclasses.replace(
+        ps6,
+        questions=[ps6.question(g) for g in ("layer_norm", "feed_forward", "multi_head_attention", "encoder_layer")],
+    )
     probes = {q.grade_id: q.probes_for(STUDENT, subset) for q in subset.questions}
     worker = Worker(0, SandboxConfig())
     try:

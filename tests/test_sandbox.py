@@ -1,4 +1,5 @@
 """The trust model, exercised: hostile or broken submissions cost only their own points."""
+
 import socket
 import threading
 from dataclasses import replace
@@ -7,13 +8,11 @@ import pytest
 
 from autograder.grade import grade_cohort
 from autograder.samples import make_notebook, solution_sources, write_submission
-from autograder.spec import REPO_ROOT
-
 
 
 def guarded(secret_path: str) -> str:
     """A cell that earns full marks only if it can read `secret_path` (it must not)."""
-    return f'''
+    return f"""
 try:
     open({secret_path!r}, "rb").read(10)
     CAN_READ = True
@@ -27,7 +26,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.nan_to_num(torch.softmax(scores, -1)) @ v
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +46,9 @@ def cohort(ps1, tmp_path_factory):
     cases = {
         "honest": correct,
         "patches_allclose": "torch.allclose = lambda *a, **k: True\nimport numpy\n"
-                            "numpy.allclose = lambda *a, **k: True\n"
-                            "def scaled_dot_product_attention(q, k, v, mask=None):\n"
-                            "    return torch.zeros(*q.shape[:-1], v.shape[-1])\n",
+        "numpy.allclose = lambda *a, **k: True\n"
+        "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+        "    return torch.zeros(*q.shape[:-1], v.shape[-1])\n",
         "reads_source_abs": guarded(src),
         "reads_source_rel": guarded(f"../../autograder/problem_sets/{ps1.name}/{ps1.notebook}"),
         "reads_gradebook": guarded(str(gradebook)),
@@ -83,21 +82,25 @@ def test_honest_submissions_grade_normally(cohort):
     assert q(students, "honest_too")["status"] == "passed"
 
 
-@pytest.mark.parametrize("name", ["patches_allclose", "reads_source_abs", "reads_source_rel",
-                                  "reads_gradebook", "imports_reference"])
+@pytest.mark.parametrize(
+    "name", ["patches_allclose", "reads_source_abs", "reads_source_rel", "reads_gradebook", "imports_reference"]
+)
 def test_cheats_score_zero(cohort, name):
     students, _ = cohort
     assert q(students, name)["score"] == 0
 
 
-@pytest.mark.parametrize("name,flag", [
-    ("patches_allclose", "reassigns a checking function"),
-    ("reads_source_abs", "private files"),
-    ("reads_source_rel", "private files"),
-    ("reads_gradebook", "private files"),
-    ("imports_reference", "import the grader's reference"),
-    ("opens_socket", "network"),
-])
+@pytest.mark.parametrize(
+    "name,flag",
+    [
+        ("patches_allclose", "reassigns a checking function"),
+        ("reads_source_abs", "private files"),
+        ("reads_source_rel", "private files"),
+        ("reads_gradebook", "private files"),
+        ("imports_reference", "import the grader's reference"),
+        ("opens_socket", "network"),
+    ],
+)
 def test_cheats_are_flagged(cohort, name, flag):
     students, _ = cohort
     assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
@@ -111,13 +114,16 @@ def test_no_network_out_of_the_sandbox(cohort):
     assert "sdpa_impl" in res["feedback"] and "Connection refused" in res["feedback"]
 
 
-@pytest.mark.parametrize("name,words", [
-    ("sleeps_forever", "more than 2 s"),
-    ("ignores_alarm", "time limit"),
-    ("os_exit_first_cell", "exit"),
-    ("allocates_50GB", "MemoryError"),
-    ("segfaults", "SIGSEGV"),
-])
+@pytest.mark.parametrize(
+    "name,words",
+    [
+        ("sleeps_forever", "more than 2 s"),
+        ("ignores_alarm", "time limit"),
+        ("os_exit_first_cell", "exit"),
+        ("allocates_50GB", "MemoryError"),
+        ("segfaults", "SIGSEGV"),
+    ],
+)
 def test_faults_get_a_clear_reason(cohort, name, words):
     students, _ = cohort
     res = q(students, name)
@@ -128,7 +134,6 @@ def test_faults_get_a_clear_reason(cohort, name, words):
 def test_huge_output_is_discarded_not_fatal(cohort):
     students, _ = cohort
     assert q(students, "huge_output")["status"] == "passed"  # 200 MB of print() is capped, not an error
-
 
 
 def test_a_dead_worker_is_replaced(ps1, tmp_path):
@@ -151,6 +156,7 @@ def test_python_under_tmp_is_not_hidden_by_the_sandbox_tmpfs(monkeypatch):
     """bwrap mounts in order: a venv under /tmp (a scratch clone) must be bound after the
     fresh /tmp, or the worker cannot find its own Python."""
     from autograder.sandbox import pool
+
     monkeypatch.setattr(pool.sys, "prefix", "/tmp/clone/.venv")
     cmd = pool.bwrap_command(1)
     assert cmd.index("/tmp/clone/.venv") > cmd.index("--tmpfs")

@@ -1,4 +1,5 @@
 """The sandbox does not depend on how Python was reached, and a worker that cannot start says why."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.samples import make_notebook, write_submission
 from autograder.sandbox import pool
 from autograder.sandbox.pool import SandboxConfig, Worker, WorkerDied, bwrap_usable
-from autograder.samples import make_notebook, write_submission
 from autograder.spec import load_assignment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,9 +25,28 @@ def test_grading_through_a_symlinked_venv(tmp_path):
     assignment = load_assignment("ps1")
     write_submission(tmp_path / "subs", "linked", assignment, make_notebook(assignment))
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    run = subprocess.run([str(link / "bin" / "python"), "-m", "autograder", "grade", "ps1", str(tmp_path / "subs"),
-                          "--out", str(tmp_path / "out"), "--workers", "1", "--sandbox", "bwrap", "--quiet"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            str(link / "bin" / "python"),
+            "-m",
+            "autograder",
+            "grade",
+            "ps1",
+            str(tmp_path / "subs"),
+            "--out",
+            str(tmp_path / "out"),
+            "--workers",
+            "1",
+            "--sandbox",
+            "bwrap",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     student = json.loads((tmp_path / "out" / "results.json").read_text())["students"]["linked"]
     assert student["score"] == student["max_score"] == assignment.max_score

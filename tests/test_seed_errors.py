@@ -1,11 +1,12 @@
 """Every error in document 000's answers (and the others') is caught and named in the feedback."""
+
 import pytest
 
 from autograder.grade import grade_cohort
 from autograder.samples import make_notebook, solution_sources, write_submission
 from autograder.spec import load_assignment
 
-COUNTS_WITH = '''
+COUNTS_WITH = """
 _d, _ff = PARAMS["d_model"], PARAMS["d_ff_factor"] * PARAMS["d_model"]
 _ln = 2 * _d
 _ffn = 2 * _d * _ff + _ff + _d
@@ -14,16 +15,25 @@ _enc = _mha + _ffn + 2 * _ln
 _dec = {dec}
 param_counts = {{"mha": _mha, "ffn": _ffn, "encoder_layer": _enc, "decoder_layer": _dec,
                 "total": PARAMS["vocab"] * _d + PARAMS["n_enc_layers"] * _enc + {n_dec} * _dec}}
-'''
+"""
 
 PS1_SEED_ERRORS = {
     # 000: the grand total written as "encoder + encoder"
-    "encoder_plus_encoder": ("counts_answer", "param_counts", COUNTS_WITH.format(
-        w="_d", dec="_enc", n_dec='PARAMS["n_enc_layers"]'), "encoder + encoder"),
+    "encoder_plus_encoder": (
+        "counts_answer",
+        "param_counts",
+        COUNTS_WITH.format(w="_d", dec="_enc", n_dec='PARAMS["n_enc_layers"]'),
+        "encoder + encoder",
+    ),
     # 000: the attention term computed with 768 in a 1024-wide model
-    "mixed_widths": ("counts_answer", "param_counts", COUNTS_WITH.format(
-        w="(768 if _d != 768 else 1024)", dec="2 * _mha + _ffn + 3 * _ln", n_dec='PARAMS["n_dec_layers"]'),
-        "mixes 768 and 1024"),
+    "mixed_widths": (
+        "counts_answer",
+        "param_counts",
+        COUNTS_WITH.format(
+            w="(768 if _d != 768 else 1024)", dec="2 * _mha + _ffn + 3 * _ln", n_dec='PARAMS["n_dec_layers"]'
+        ),
+        "mixes 768 and 1024",
+    ),
     # 000: the FFN narrows to d/2
     "ffn_narrows": ("shapes_answer", "shapes", 'shapes["ffn_hidden"] = (B, S, d // 2)', "does not narrow"),
     # 000: "softmax attention is sparse"
@@ -31,8 +41,12 @@ PS1_SEED_ERRORS = {
     # the parameter count without the 4d biases
     "biases_missing": ("formulas_answer", "mha_params_formula", 'mha_params_formula = "4*d**2"', "bias vector too"),
     # 003: the context vector from rounded weights
-    "document_003_rounding": ("by_hand_answers", "context_shiny",
-                              "context_shiny = torch.tensor([0.3992, 0.3858, 0.8610])", "rounds the weights"),
+    "document_003_rounding": (
+        "by_hand_answers",
+        "context_shiny",
+        "context_shiny = torch.tensor([0.3992, 0.3858, 0.8610])",
+        "rounds the weights",
+    ),
     # 002's formula without the scaling where the scaled form is asked
     "missing_scale_by_hand": ("by_hand_answers", "output_002_scaled", "output_002_scaled = output_002", "√d_k"),
 }

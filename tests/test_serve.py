@@ -2,6 +2,7 @@
 service process (standalone, token file, loopback): upload and feedback, who may read what,
 429/404/400, `nbgrader submit` picked up from the exchange, and a SIGKILL mid-queue followed by
 a restart that loses nothing and grades nothing twice."""
+
 from __future__ import annotations
 
 import json
@@ -26,6 +27,7 @@ BIN = Path(sys.executable).parent
 
 
 # ---------------------------------------------------------------- the parts
+
 
 def test_fair_queue_round_robin_one_running_per_student():
     q = FairQueue(max_total=100, max_per_student=20)
@@ -87,8 +89,9 @@ def test_recovery_finishes_stored_work_and_requeues_the_rest(tmp_path, ps1):
     for job in (stored, lost):
         engine.journal.claim(job.id)
     # amy's result reached the store, the crash came before the journal's commit
-    engine.stores[ps1.name].save("amy", "key", {"submission_id": stored.id, "score": 3.0, "max_score": 28.0,
-                                                "questions": {}})
+    engine.stores[ps1.name].save(
+        "amy", "key", {"submission_id": stored.id, "score": 3.0, "max_score": 28.0, "questions": {}}
+    )
     engine.recover()
     assert engine.journal.get(stored.id).state == "done" and engine.journal.get(stored.id).score == 3.0
     assert engine.journal.get(lost.id).state == "queued"
@@ -98,6 +101,7 @@ def test_recovery_finishes_stored_work_and_requeues_the_rest(tmp_path, ps1):
 
 
 # ---------------------------------------------------------------- a real service
+
 
 def notebook_bytes(ps1, replace=None, slow_s: float = 0.0) -> bytes:
     from autograder.samples import make_notebook
@@ -135,11 +139,12 @@ def test_a_burst_does_not_starve_another_student(tmp_path, ps1):
         slow = notebook_bytes(ps1, slow_s=0.3)
         burst = [engine.submit("burst", "ps1", slow).id for _ in range(6)]
         amy = engine.submit("amy", "ps1", notebook_bytes(ps1)).id
-        wait_until(lambda: all(engine.journal.get(i).state == "done" for i in [*burst, amy]), 240,
-                   "every submission graded")
+        wait_until(
+            lambda: all(engine.journal.get(i).state == "done" for i in [*burst, amy]), 240, "every submission graded"
+        )
         order = sorted([*burst, amy], key=lambda i: engine.journal.get(i).finished)
         assert order.index(amy) <= 2, order
-        assert order[:order.index(amy)] + order[order.index(amy) + 1:] == burst  # a student's own, in order
+        assert order[: order.index(amy)] + order[order.index(amy) + 1 :] == burst  # a student's own, in order
     finally:
         engine.stop()
 
@@ -158,11 +163,27 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
 
     shutil.copytree(released_notebook(ps1).parent, outbound)
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    service = Service(tmp_path / "state", tokens, "--rate", "2/h", "--instructors", "prof", "--exchange",
-                      str(exchange), "--course-id", course, "--exchange-poll", "0.2", "--db", db).start()
+    service = Service(
+        tmp_path / "state",
+        tokens,
+        "--rate",
+        "2/h",
+        "--instructors",
+        "prof",
+        "--exchange",
+        str(exchange),
+        "--course-id",
+        course,
+        "--exchange-poll",
+        "0.2",
+        "--db",
+        db,
+    ).start()
     try:
-        good, wrong = notebook_bytes(ps1), notebook_bytes(ps1, {"sdpa_impl": "def scaled_dot_product_attention("
-                                                                "q, k, v, mask=None):\n    return v\n"})
+        good, wrong = (
+            notebook_bytes(ps1),
+            notebook_bytes(ps1, {"sdpa_impl": "def scaled_dot_product_attention(q, k, v, mask=None):\n    return v\n"}),
+        )
         status, amy = service.submit("amy", good, wait=120)
         assert status == 200 and amy["state"] == "done" and amy["score"] == ps1.max_score
         status, ben = service.submit("ben", wrong, ps="ps1_attention", wait=120)
@@ -198,15 +219,23 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         (student / ps1.name).mkdir(parents=True)
         (student / ps1.name / ps1.notebook).write_bytes(good)
         (student / "nbgrader_config.py").write_text(
-            f"c = get_config()\nc.CourseDirectory.course_id = {course!r}\nc.Exchange.root = {str(exchange)!r}\n")
+            f"c = get_config()\nc.CourseDirectory.course_id = {course!r}\nc.Exchange.root = {str(exchange)!r}\n"
+        )
         env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(student)}
-        r = subprocess.run([str(BIN / "nbgrader"), "submit", ps1.name, "--student", "cat"], cwd=student, env=env,
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [str(BIN / "nbgrader"), "submit", ps1.name, "--student", "cat"],
+            cwd=student,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         (inbound,) = (exchange / course / "inbound").iterdir()
         assert inbound.name.startswith(f"cat+{ps1.name}+")
-        (job,) = wait_until(lambda: service.request("GET", "/api/submissions", "cat")[1], 120,
-                            "the exchange submission to be queued")
+        (job,) = wait_until(
+            lambda: service.request("GET", "/api/submissions", "cat")[1], 120, "the exchange submission to be queued"
+        )
         status, done = service.request("GET", f"/api/submissions/{job['id']}?wait=120", "cat")
         assert done["state"] == "done" and done["score"] == ps1.max_score
         stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "cat.json").read_text())
@@ -234,8 +263,9 @@ def test_kill_mid_queue_restart_loses_nothing_grades_nothing_twice(tmp_path, ps1
             status, body = service.submit(student, slow)
             assert status == 202, body
             ids[body["id"]] = student
-        wait_until(lambda: sum(r[1] == "done" for r in journal_rows(state).values()) >= 2, 180,
-                   "two submissions graded")
+        wait_until(
+            lambda: sum(r[1] == "done" for r in journal_rows(state).values()) >= 2, 180, "two submissions graded"
+        )
     finally:
         service.kill()  # SIGKILL: mid-queue, probably mid-grading
     before = journal_rows(state)

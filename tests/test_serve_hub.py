@@ -11,6 +11,7 @@ the proxy and the Hub's OAuth, and:
   through the API with a Hub API token (what a script or a notebook server sends);
 * prof, an instructor only through the Hub group formgrade-<course>, sees the queue; bob does not.
 """
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -64,9 +65,9 @@ c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
 c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.allow_all = True
-c.JupyterHub.db_url = "sqlite:///{tmp_path / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = "{tmp_path / 'cookie_secret'}"
-c.JupyterHub.pid_file = "{tmp_path / 'jupyterhub.pid'}"
+c.JupyterHub.db_url = "sqlite:///{tmp_path / "jupyterhub.sqlite"}"
+c.JupyterHub.cookie_secret_file = "{tmp_path / "cookie_secret"}"
+c.JupyterHub.pid_file = "{tmp_path / "jupyterhub.pid"}"
 # prof is an instructor only as a member of the course's formgrade group
 c.JupyterHub.load_groups = {{"formgrade-{COURSE}": {{"users": ["prof"]}}}}
 # a test-only service whose token creates bob's API token
@@ -74,14 +75,27 @@ c.JupyterHub.services.append({{"name": "test-admin", "api_token": "{ADMIN_TOKEN}
 c.JupyterHub.load_roles.append({{"name": "test-admin", "scopes": ["admin:users", "tokens"],
                                  "services": ["test-admin"]}})
 """)
-    env = {**os.environ, "COURSE_ID": COURSE, "COURSE_ROOT": str(REPO_ROOT),
-           "AUTOGRADER_STATE": str(tmp_path / "state"), "NBGRADER_EXCHANGE": str(tmp_path / "exchange"),
-           "AUTOGRADER_INSTRUCTORS": "instructor1", "AUTOGRADER_SERVICE_PORT": str(free_port()),
-           "AUTOGRADER_PROBLEM_SETS": "ps1", "AUTOGRADER_RATE": "5/h",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "COURSE_ID": COURSE,
+        "COURSE_ROOT": str(REPO_ROOT),
+        "AUTOGRADER_STATE": str(tmp_path / "state"),
+        "NBGRADER_EXCHANGE": str(tmp_path / "exchange"),
+        "AUTOGRADER_INSTRUCTORS": "instructor1",
+        "AUTOGRADER_SERVICE_PORT": str(free_port()),
+        "AUTOGRADER_PROBLEM_SETS": "ps1",
+        "AUTOGRADER_RATE": "5/h",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     log = open(tmp_path / "hub.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=tmp_path, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterhub", "-f", str(config)],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
 
     def hub_log() -> str:
@@ -137,10 +151,15 @@ class Browser:
 
 def multipart(fields: dict[str, str], filename: str, content: bytes) -> tuple[bytes, str]:
     boundary = uuid.uuid4().hex
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
-             for k, v in fields.items()]
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="notebook"; filename="{filename}"\r\n'
-                 f"Content-Type: application/x-ipynb+json\r\n\r\n".encode() + content + b"\r\n")
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()
+    ]
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="notebook"; filename="{filename}"\r\n'
+        f"Content-Type: application/x-ipynb+json\r\n\r\n".encode()
+        + content
+        + b"\r\n"
+    )
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
@@ -181,18 +200,23 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     assert bob.open("/services/autograder/instructor")[0] == 403
 
     # bob's own submission with a Hub API token, as a script or his notebook server sends it
-    req = urllib.request.Request(f"{base}/hub/api/users/bob/tokens", method="POST", data=b"{}",
-                                 headers={"Authorization": f"token {ADMIN_TOKEN}"})
+    req = urllib.request.Request(
+        f"{base}/hub/api/users/bob/tokens", method="POST", data=b"{}", headers={"Authorization": f"token {ADMIN_TOKEN}"}
+    )
     with urllib.request.urlopen(req, timeout=60) as r:
         bob_token = json.loads(r.read())["token"]
-    req = urllib.request.Request(f"{base}/services/autograder/api/submit/ps1?wait=120", data=notebook,
-                                 headers={"Authorization": f"token {bob_token}"})
+    req = urllib.request.Request(
+        f"{base}/services/autograder/api/submit/ps1?wait=120",
+        data=notebook,
+        headers={"Authorization": f"token {bob_token}"},
+    )
     with urllib.request.urlopen(req, timeout=180) as r:
         mine = json.loads(r.read())
     assert mine["student"] == "bob" and mine["state"] == "done" and mine["score"] == ps1.max_score
     # ... and with his token he still cannot read alice's
-    req = urllib.request.Request(base + feedback_path.replace("/feedback/", "/api/submissions/"),
-                                 headers={"Authorization": f"token {bob_token}"})
+    req = urllib.request.Request(
+        base + feedback_path.replace("/feedback/", "/api/submissions/"), headers={"Authorization": f"token {bob_token}"}
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(req, timeout=60)
     assert refused.value.code == 403

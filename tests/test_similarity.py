@@ -1,5 +1,6 @@
 """`autograder similarity`: planted copies are found whatever their disguise, honest solutions are
 not flagged, and a personal answer computed for a classmate's parameters names that classmate."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,9 @@ from autograder.similarity.personal import EXAMPLE_STUDENT_ID, check_personal, p
 
 def _results_json(out: Path, assignment, students) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(
-        {"assignment": assignment.name, "students": {s: {"score": 0.0} for s in students}}))
+    (out / "results.json").write_text(
+        json.dumps({"assignment": assignment.name, "students": {s: {"score": 0.0} for s in students}})
+    )
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +46,11 @@ def test_honest_solutions_are_genuine(ps1):
     from solutions.attention import scaled_dot_product_attention as reference
 
     gen = torch.Generator().manual_seed(0)
-    q, k, v = (torch.randn(2, 3, 4, 8, generator=gen), torch.randn(2, 3, 5, 8, generator=gen),
-               torch.randn(2, 3, 5, 6, generator=gen))
+    q, k, v = (
+        torch.randn(2, 3, 4, 8, generator=gen),
+        torch.randn(2, 3, 5, 8, generator=gen),
+        torch.randn(2, 3, 5, 6, generator=gen),
+    )
     mask = torch.rand(4, 5, generator=gen) > 0.4
     mask[0] = False  # a fully masked row
     for name, source in {**cohort.SDPA, "swapped": cohort.SWAPPED_SDPA}.items():
@@ -130,19 +135,32 @@ def _answers_for(ps1, student: str) -> dict:
 
 def test_personal_answers_for_a_classmates_parameters_name_the_classmate(ps1):
     assert ps1.params_for("alice") != ps1.params_for("mallory")
-    answers = {"alice": _answers_for(ps1, "alice"), "bob": _answers_for(ps1, "bob"),
-               "mallory": _answers_for(ps1, "alice"), "nina": _answers_for(ps1, EXAMPLE_STUDENT_ID)}
+    answers = {
+        "alice": _answers_for(ps1, "alice"),
+        "bob": _answers_for(ps1, "bob"),
+        "mallory": _answers_for(ps1, "alice"),
+        "nina": _answers_for(ps1, EXAMPLE_STUDENT_ID),
+    }
     flags = {(f.student, f.grade_id): f.matches for f in check_personal(ps1, answers)}
-    assert flags == {("mallory", "shapes"): ("alice",), ("mallory", "param_counts"): ("alice",),
-                     ("nina", "shapes"): (EXAMPLE_STUDENT_ID,), ("nina", "param_counts"): (EXAMPLE_STUDENT_ID,)}
+    assert flags == {
+        ("mallory", "shapes"): ("alice",),
+        ("mallory", "param_counts"): ("alice",),
+        ("nina", "shapes"): (EXAMPLE_STUDENT_ID,),
+        ("nina", "param_counts"): (EXAMPLE_STUDENT_ID,),
+    }
 
 
 def test_personal_answers_keep_small_values_only(ps1):
     from autograder.runner import Outcome
 
     huge = {"logits": list(range(5000))}
-    kept = personal_answers(ps1, {"shapes": Outcome("returned", [{"value": huge}]),
-                                  "param_counts": Outcome("returned", [{"value": {"mha": float("nan")}}])})
+    kept = personal_answers(
+        ps1,
+        {
+            "shapes": Outcome("returned", [{"value": huge}]),
+            "param_counts": Outcome("returned", [{"value": {"mha": float("nan")}}]),
+        },
+    )
     assert kept == {}  # too big to keep; NaN would make the record unwritable
 
 
@@ -151,8 +169,12 @@ def test_graded_cohort_end_to_end(ps1, tmp_path, capsys):
     him with her id, `autograder report` shows the section, and no score changes."""
     solution = solution_sources(ps1)
     write_submission(tmp_path / "in", "alice", ps1, make_notebook(ps1))
-    write_submission(tmp_path / "in", "mallory", ps1, make_notebook(ps1, {
-        "shapes_answer": 'PARAMS = student_params("alice")\n' + solution["shapes_answer"]}))
+    write_submission(
+        tmp_path / "in",
+        "mallory",
+        ps1,
+        make_notebook(ps1, {"shapes_answer": 'PARAMS = student_params("alice")\n' + solution["shapes_answer"]}),
+    )
     from autograder.cli import main
     from autograder.grade import grade_cohort
 
@@ -181,9 +203,16 @@ def test_same_fingerprints_in_every_process():
     import os
     import subprocess
 
-    script = ("from autograder.similarity import code as sc\n"
-              f"print(sorted(sc._winnowed(sc.normalise({cohort.SDPA['loops']!r})[0])))")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONHASHSEED": "0"})
+    script = (
+        "from autograder.similarity import code as sc\n"
+        f"print(sorted(sc._winnowed(sc.normalise({cohort.SDPA['loops']!r})[0])))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == f"{sorted(sc._winnowed(sc.normalise(cohort.SDPA['loops'])[0]))}\n"

@@ -1,13 +1,13 @@
 """The end-to-end spine: source notebook -> nbgrader release -> graded submissions."""
+
 import json
 import shutil
 from dataclasses import replace
 
 import nbformat
 
-from autograder.release import build_release, release, released_notebook
+from autograder.release import build_release, course_release_dir, release, released_notebook
 from autograder.samples import solution_sources
-from autograder.release import course_release_dir
 
 
 def test_release_is_deterministic_and_committed(ps1, tmp_path):
@@ -33,8 +33,11 @@ def test_released_notebook_has_no_solution_and_no_probe(ps1):
     nb = json.loads(text)
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     for source in solution_sources(ps1).values():
-        body = [line.strip() for line in source.splitlines()   # distinctive lines only, not "}" or ")"
-                if len(line.strip()) > 8 and not line.strip().startswith(("def ", '"""', "###"))]
+        body = [
+            line.strip()
+            for line in source.splitlines()  # distinctive lines only, not "}" or ")"
+            if len(line.strip()) > 8 and not line.strip().startswith(("def ", '"""', "###"))
+        ]
         assert body, "the solution cell should have a body to look for"
         for line in body:
             assert line not in code, f"solution line leaked into the release: {line}"

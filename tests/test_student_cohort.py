@@ -7,6 +7,7 @@ A mistake's ``knock_on`` questions (later answers that call the faulty one) are 
 the root-cause policy decides whether they are charged (README, "Feedback").
 PS6's training questions are left as released in these notebooks and are not graded here.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,8 +28,9 @@ TRAINING = ("train_copy", "train_addition")
 def cohort(request, tmp_path_factory):
     name = request.param
     assignment = load_assignment(name)
-    assignment = dataclasses.replace(assignment, questions=[q for q in assignment.questions
-                                                            if q.grade_id not in TRAINING])
+    assignment = dataclasses.replace(
+        assignment, questions=[q for q in assignment.questions if q.grade_id not in TRAINING]
+    )
     manifest = json.loads((STUDENTS / name / "manifest.json").read_text())
     tmp = tmp_path_factory.mktemp(name)
     for student in manifest:
@@ -43,9 +45,13 @@ def _autograded(record: dict) -> dict:
 
 def test_honest_students_get_full_marks(cohort):
     assignment, manifest, graded = cohort
-    lost = {student: {gid: q["feedback"][:200] for gid, q in _autograded(graded[student]).items()
-                      if q["status"] != "passed"}
-            for student, entry in manifest.items() if entry["honest"]}
+    lost = {
+        student: {
+            gid: q["feedback"][:200] for gid, q in _autograded(graded[student]).items() if q["status"] != "passed"
+        }
+        for student, entry in manifest.items()
+        if entry["honest"]
+    }
     assert not any(lost.values()), {s: q for s, q in lost.items() if q}
 
 

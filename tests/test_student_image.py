@@ -6,6 +6,7 @@ unsolved release fails validation. Nothing of the grader (autograder, solutions)
 Slow: installs torch, matplotlib and nbgrader (Jupyter) into a new venv (about 2.5 minutes on
 the 2-core machine from the local wheel cache), then runs six notebooks twice.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,14 @@ REQUIREMENTS = REPO_ROOT / "student-requirements.txt"
 
 
 def run(cmd, cwd=None, timeout=600, **env):
-    r = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                       env={**os.environ, "JUPYTERHUB_USER": "student-image-test", **env})
+    r = subprocess.run(
+        [str(c) for c in cmd],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "JUPYTERHUB_USER": "student-image-test", **env},
+    )
     return r.returncode, r.stdout + r.stderr
 
 
@@ -56,7 +63,7 @@ def test_every_released_notebook_passes_its_visible_checks_in_the_student_image(
     rc, out = run([bin_ / "python", "-c", "import autograder"], cwd=tmp_path)
     assert rc != 0 and "ModuleNotFoundError" in out, "the grader must not be importable in a student's kernel"
     rc, out = run([bin_ / "jupyter", "kernelspec", "list", "--json"])
-    specs = json.loads(out[out.index("{"):])["kernelspecs"]
+    specs = json.loads(out[out.index("{") :])["kernelspecs"]
     assert Path(specs["python3"]["resource_dir"]).is_relative_to(student_venv), specs  # this venv's kernel
 
     for name in list_assignments():

@@ -1,4 +1,5 @@
 """Formula answers: equivalent forms accepted, near-misses and code rejected, fast."""
+
 import time
 
 import pytest
@@ -11,8 +12,9 @@ d, h = sympy.symbols("d h")
 MHA = 4 * d**2 + 4 * d
 
 
-@pytest.mark.parametrize("text", ["4*d*(d+1)", "4*d**2+4*d", "4 * d^2 + 4*d", "(2*d)**2 + 2*2*d",
-                                  "4·d·(d+1)", "d*(4*d + 4)", "4*(d**2 + d)"])
+@pytest.mark.parametrize(
+    "text", ["4*d*(d+1)", "4*d**2+4*d", "4 * d^2 + 4*d", "(2*d)**2 + 2*2*d", "4·d·(d+1)", "d*(4*d + 4)", "4*(d**2 + d)"]
+)
 def test_equivalent_forms_are_accepted(text):
     assert equivalent(parse_formula(text, ["d"]), MHA)
 
@@ -30,17 +32,20 @@ def test_formula_comparator_names_the_problem():
     assert "string" in check(42, MHA).message
 
 
-@pytest.mark.parametrize("text,words", [
-    ("__import__('os').system('touch /tmp/pwned')", "not allowed"),
-    ("d.__class__", "attribute"),
-    ("[d][0]", "indexing"),
-    ("[d, h]", "a list"),
-    ("'4*d'", "not a number"),
-    ("lambda: d", "lambda"),
-    ("open('x')", "not allowed"),
-    ("d if d else h", "if/else"),
-    ("x + 1", "unknown symbol"),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("__import__('os').system('touch /tmp/pwned')", "not allowed"),
+        ("d.__class__", "attribute"),
+        ("[d][0]", "indexing"),
+        ("[d, h]", "a list"),
+        ("'4*d'", "not a number"),
+        ("lambda: d", "lambda"),
+        ("open('x')", "not allowed"),
+        ("d if d else h", "if/else"),
+        ("x + 1", "unknown symbol"),
+    ],
+)
 def test_code_and_strange_input_is_rejected_without_running(tmp_path, text, words):
     marker = tmp_path / "pwned"
     with pytest.raises(FormulaError, match=words):
@@ -48,8 +53,9 @@ def test_code_and_strange_input_is_rejected_without_running(tmp_path, text, word
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("text", ["9**9**9", "d**100000", "(d+1)**(10**6)", "d" + "+d" * 600,
-                                  "-" * 100 + "d", "((d+1)**64)**64"])
+@pytest.mark.parametrize(
+    "text", ["9**9**9", "d**100000", "(d+1)**(10**6)", "d" + "+d" * 600, "-" * 100 + "d", "((d+1)**64)**64"]
+)
 def test_pathological_input_is_refused_quickly(text):
     started = time.monotonic()
     with pytest.raises(FormulaError):
@@ -72,11 +78,14 @@ def test_non_polynomial_equivalence_and_time_limit():
     assert time.monotonic() - started < 3.0
 
 
-@pytest.mark.parametrize("text,words", [
-    ("d**d**d", "within 1 s"),            # 500**(500**500): an integer with 10^1349 digits
-    ("2**2**2**d", "within 1 s"),
-    ("exp(exp(exp(d)))", "OverflowError"),  # overflows when compared at a sample point
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("d**d**d", "within 1 s"),  # 500**(500**500): an integer with 10^1349 digits
+        ("2**2**2**d", "within 1 s"),
+        ("exp(exp(exp(d)))", "OverflowError"),  # overflows when compared at a sample point
+    ],
+)
 def test_formulas_that_cannot_be_evaluated_cost_the_answer_not_the_run(text, words):
     """Well-formed formulas whose evaluation is unbounded: the check is time- and memory-limited
     in a child process, so the student gets a message and the grader goes on."""
@@ -96,14 +105,19 @@ def test_a_known_wrong_formula_may_be_written_as_text():
 
 def _check_in_daemon(queue):
     d = sympy.Symbol("d", positive=True)
-    queue.put((equivalent(parse_formula("4*d^2 + 4*d", ["d"]), 4 * d * (d + 1), ["d"]),
-               equivalent(parse_formula("4*d^2", ["d"]), 4 * d * (d + 1), ["d"])))
+    queue.put(
+        (
+            equivalent(parse_formula("4*d^2 + 4*d", ["d"]), 4 * d * (d + 1), ["d"]),
+            equivalent(parse_formula("4*d^2", ["d"]), 4 * d * (d + 1), ["d"]),
+        )
+    )
 
 
 def test_formula_check_works_inside_a_daemonic_worker():
     """Dask (and multiprocessing pools) grade in daemonic processes, which multiprocessing
     forbids to have children: the formula check must still run there."""
     import multiprocessing
+
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     worker = ctx.Process(target=_check_in_daemon, args=(queue,), daemon=True)

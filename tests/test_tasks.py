@@ -1,5 +1,6 @@
 """Toy tasks of document 001: data generators and a few training steps (the full training runs
 are benchmarks: ``solutions.bench.bench_tasks``)."""
+
 import pytest
 import torch
 
@@ -30,15 +31,18 @@ def test_addition_data_is_correct_and_the_test_pairs_are_never_trained_on():
     assert not set(key(src).tolist()) & set(key(test_src).tolist())
 
 
-@pytest.mark.parametrize("expr, prefix", [
-    ("x=4+9", "ASSIGN x ADD 4 9"),
-    ("y=7/7", "ASSIGN y DIV 7 7"),
-    ("x=1+2*3", "ASSIGN x ADD 1 MUL 2 3"),
-    ("x=1*2+3", "ASSIGN x ADD MUL 1 2 3"),
-    ("z=9-2-3", "ASSIGN z SUB SUB 9 2 3"),
-    ("y=8/2*3", "ASSIGN y MUL DIV 8 2 3"),
-    ("y = 5 - 6", "ASSIGN y SUB 5 6"),
-])
+@pytest.mark.parametrize(
+    "expr, prefix",
+    [
+        ("x=4+9", "ASSIGN x ADD 4 9"),
+        ("y=7/7", "ASSIGN y DIV 7 7"),
+        ("x=1+2*3", "ASSIGN x ADD 1 MUL 2 3"),
+        ("x=1*2+3", "ASSIGN x ADD MUL 1 2 3"),
+        ("z=9-2-3", "ASSIGN z SUB SUB 9 2 3"),
+        ("y=8/2*3", "ASSIGN y MUL DIV 8 2 3"),
+        ("y = 5 - 6", "ASSIGN y SUB 5 6"),
+    ],
+)
 def test_parse_tree_and_prefix_order(expr, prefix):
     assert " ".join(parser.linearise(parser.parse_to_tree(expr))) == prefix
     assert parser.parse_to_tree("x=4+9") == ["ASSIGN", "x", ["ADD", "4", "9"]]
@@ -62,7 +66,7 @@ def test_parser_test_set_is_held_out_and_padded():
     src, tgt = task.train_batch(3000, torch.Generator().manual_seed(2))
     held = {tuple(r) for r in test_src.tolist()}
     assert not any(tuple(r) in held for r in src.tolist())
-    short = src[:, 5] == parser.PAD                              # one-operator expressions
+    short = src[:, 5] == parser.PAD  # one-operator expressions
     assert 0.4 < short.float().mean() < 0.6
     assert torch.all(tgt[short, 6] == parser.EOS) and torch.all(tgt[short, 7:] == parser.PAD)
     for s, t in zip(src[:100].tolist(), tgt[:100].tolist()):
@@ -73,10 +77,10 @@ def test_parser_test_set_is_held_out_and_padded():
 def test_a_few_training_steps_reduce_the_loss(name):
     task = TASKS[name](0)
     fixed = task.train_batch(32, torch.Generator().manual_seed(3))
-    task.train_batch, task.warmup, task.batch_size = (lambda n, g: fixed), 5, 32   # fit one batch
+    task.train_batch, task.warmup, task.batch_size = (lambda n, g: fixed), 5, 32  # fit one batch
     losses = train(task, seconds_budget=60, max_steps=30, eval_every=10_000, evaluate=False)["losses"]
     assert len(losses) == 30
-    assert sum(losses[-3:]) / 3 < 0.9 * losses[0]      # a broken backward pass stays at ~ln(vocab)
+    assert sum(losses[-3:]) / 3 < 0.9 * losses[0]  # a broken backward pass stays at ~ln(vocab)
 
 
 def test_unknown_task_is_refused():

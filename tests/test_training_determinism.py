@@ -5,6 +5,7 @@ every core saturated by busy processes this test starts — and must return the 
 predictions (bit for bit) and get the same score. The probe fixes the seed and a budget in
 optimiser steps; the sandbox is single-threaded; time is only a CPU-clock safety cap.
 """
+
 from __future__ import annotations
 
 import os

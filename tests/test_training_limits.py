@@ -10,6 +10,7 @@
 * PS6 part 7: real flawed models (untrained, decoder without the causal mask, loss against
   the unshifted target) land in the symptom class of their simulated known-wrong answers.
 """
+
 from __future__ import annotations
 
 import time
@@ -43,28 +44,46 @@ CELLS = [
 
 
 def _question(grade_id, answer, reference, args=(), timeout_s=10.0, cpu_limit_s=None):
-    return Question(grade_id=grade_id, answer=answer, points=1, reference=reference,
-                    probes=lambda rng: [Probe(args, f"{answer} probe")], compare=Exact(), timeout_s=timeout_s,
-                    cpu_limit_s=cpu_limit_s, misconceptions=(Misconception("never", "-", lambda *a: None),))
+    return Question(
+        grade_id=grade_id,
+        answer=answer,
+        points=1,
+        reference=reference,
+        probes=lambda rng: [Probe(args, f"{answer} probe")],
+        compare=Exact(),
+        timeout_s=timeout_s,
+        cpu_limit_s=cpu_limit_s,
+        misconceptions=(Misconception("never", "-", lambda *a: None),),
+    )
 
 
 CPU_S = 4
-ASSIGNMENT = Assignment(name="limits", notebook="limits.ipynb", cpu_s=CPU_S, questions=[
-    _question("quick", "quick", lambda x: x + 1, (1,)),
-    _question("train_forever", "train_forever", lambda s, b: 0, (0, 1.0), timeout_s=1.5),
-    _question("train_stubbornly", "train_stubbornly", lambda s, b: 0, (0, 1.0), timeout_s=1.0),
-    _question("cpu_limit", "cpu_limit", lambda: CPU_S),
-    _question("cpu_clock", "burn_cpu_politely", lambda s, n: 0, (0, 10), timeout_s=20.0, cpu_limit_s=1.0),
-    _question("cpu_clock_sleeper", "sleep_politely", lambda s, n: 0, (0, 10), timeout_s=1.5, cpu_limit_s=1.0),
-    _question("burn_cpu", "burn_cpu", lambda: 0, timeout_s=30.0),
-    _question("quick_again", "quick_again", lambda x: 2 * x, (3,)),
-])
+ASSIGNMENT = Assignment(
+    name="limits",
+    notebook="limits.ipynb",
+    cpu_s=CPU_S,
+    questions=[
+        _question("quick", "quick", lambda x: x + 1, (1,)),
+        _question("train_forever", "train_forever", lambda s, b: 0, (0, 1.0), timeout_s=1.5),
+        _question("train_stubbornly", "train_stubbornly", lambda s, b: 0, (0, 1.0), timeout_s=1.0),
+        _question("cpu_limit", "cpu_limit", lambda: CPU_S),
+        _question("cpu_clock", "burn_cpu_politely", lambda s, n: 0, (0, 10), timeout_s=20.0, cpu_limit_s=1.0),
+        _question("cpu_clock_sleeper", "sleep_politely", lambda s, n: 0, (0, 10), timeout_s=1.5, cpu_limit_s=1.0),
+        _question("burn_cpu", "burn_cpu", lambda: 0, timeout_s=30.0),
+        _question("quick_again", "quick_again", lambda x: 2 * x, (3,)),
+    ],
+)
 
 
 @pytest.fixture(scope="module")
 def graded():
-    nb = StudentNotebook(path=Path("limits.ipynb"), cells=CELLS, labels=[f"cell {i}" for i in range(len(CELLS))],
-                         grade_ids=[], sources={})
+    nb = StudentNotebook(
+        path=Path("limits.ipynb"),
+        cells=CELLS,
+        labels=[f"cell {i}" for i in range(len(CELLS))],
+        grade_ids=[],
+        sources={},
+    )
     probes = {q.grade_id: q.probes_for("student", ASSIGNMENT) for q in ASSIGNMENT.questions}
     worker = Worker(0, SandboxConfig())
     started = time.monotonic()
@@ -127,6 +146,7 @@ def test_burning_through_the_cpu_limit_costs_that_question_with_a_clear_message(
 
 # ---------------------------------------------------------------- PS6: real flawed models
 
+
 @pytest.fixture(scope="module")
 def ps6():
     return load_assignment("ps6_build")
@@ -147,12 +167,14 @@ def _notebook_namespace(ps6):
 
 def _train_copy_steps(ns, steps):
     """The solution's train_copy with its own number of steps, whatever budget it is handed."""
+
     def train_copy(seed, max_steps):
         import torch
 
         torch.manual_seed(seed)
         model = ns["Seq2Seq"](ns["COPY_VOCAB"], d=64, n_heads=2, d_ff=128)
         return ns["train_seq2seq"](model, ns["copy_data"], seed, steps, lr=2e-3, warmup=50)
+
     return train_copy
 
 
@@ -179,7 +201,7 @@ def test_a_decoder_without_the_causal_mask_gets_its_feedback(ps6):
     import torch
 
     ns = _notebook_namespace(ps6)
-    ns["causal_mask"] = lambda t: torch.ones(t, t, dtype=torch.bool)   # sees the whole target
+    ns["causal_mask"] = lambda t: torch.ones(t, t, dtype=torch.bool)  # sees the whole target
     ns["train_copy"] = _train_copy_steps(ns, 300)  # ~15 s: teacher-forced accuracy ~99.9 %, generation ~0 %
     res = _judge_task(ps6, ns, "copy")
     assert (res.status, res.misconception) == ("failed", "no_causal_mask"), res
@@ -201,10 +223,18 @@ def test_the_notebook_states_the_budgets_the_grader_gives(ps6):
 
     nb = nbformat.read(ps6.source_dir / ps6.notebook, as_version=4)
     helpers = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "train_helpers")
-    steps = dict(zip(("train_copy", "train_addition"),
-                     map(int, re.search(r"COPY_STEPS, ADDITION_STEPS = (\d+), (\d+)", helpers).groups())))
-    cpu = dict(zip(("train_copy", "train_addition"),
-                   map(int, re.search(r"COPY_CPU_S, ADDITION_CPU_S = (\d+), (\d+)", helpers).groups())))
+    steps = dict(
+        zip(
+            ("train_copy", "train_addition"),
+            map(int, re.search(r"COPY_STEPS, ADDITION_STEPS = (\d+), (\d+)", helpers).groups()),
+        )
+    )
+    cpu = dict(
+        zip(
+            ("train_copy", "train_addition"),
+            map(int, re.search(r"COPY_CPU_S, ADDITION_CPU_S = (\d+), (\d+)", helpers).groups()),
+        )
+    )
     assert {gid: ps6.question(gid).probes_for("anyone", ps6)[0].args[1] for gid in steps} == steps
     assert {gid: ps6.question(gid).cpu_limit_s for gid in cpu} == cpu
     for gid in steps:  # the wall clock is only a net behind the CPU limit, far above it

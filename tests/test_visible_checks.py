@@ -1,5 +1,6 @@
 """The released visible-check cells are code a student runs: they must execute against the
 reference and fail on a wrong answer, whatever the comparator and the argument dtypes."""
+
 import numpy as np
 import torch
 
@@ -13,8 +14,16 @@ def _argsort(x):
 
 
 def _question(compare, reference, probe):
-    return Question(grade_id="q", answer="f", title="t", points=1, reference=reference,
-                    probes=lambda rng: [probe], compare=compare, visible=[probe])
+    return Question(
+        grade_id="q",
+        answer="f",
+        title="t",
+        points=1,
+        reference=reference,
+        probes=lambda rng: [probe],
+        compare=compare,
+        visible=[probe],
+    )
 
 
 def _run(source, f):

@@ -1,11 +1,11 @@
 """Visible checks carry information before submission: the reference passes every one of
 them; a formula with an unknown symbol, a value of the wrong type or shape and an unimplemented
 function fail them — in process, under `autograder validate` and under `nbgrader validate`."""
+
 import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder import formula_grammar
@@ -35,8 +35,9 @@ def test_the_reference_passes_every_visible_check(name):
 @pytest.mark.parametrize("name", list_assignments())
 def test_every_function_question_has_a_worked_example(name):
     exempt = {"train_copy", "train_addition"}
-    assert [q.grade_id for q in load_assignment(name).questions if q.call and not q.visible
-            and q.grade_id not in exempt] == []
+    assert [
+        q.grade_id for q in load_assignment(name).questions if q.call and not q.visible and q.grade_id not in exempt
+    ] == []
 
 
 def _check(ps1, grade_id):
@@ -64,13 +65,30 @@ def test_checks_reject_an_unknown_symbol_a_wrong_type_or_shape_and_a_stub(ps1):
 
     def stub(q, k, v, mask=None):
         raise NotImplementedError()
+
     assert _rejects(source, q, stub, ps1)
 
 
 def test_the_shipped_grammar_refuses_what_the_grader_refuses():
     symbols = ("d", "h", "d_ff")
-    for text in ["4*d**2 + 4*d", "2*d*d_ff + d_ff + d", "d*h/h", "4 d", "x + d", "d.real", "sqrt(d)",
-                 "exp(d, h)", "__import__('os')", "d if h else d", "(d", "", "d ^ 2", "d // h", "[d]", "'d'"]:
+    for text in [
+        "4*d**2 + 4*d",
+        "2*d*d_ff + d_ff + d",
+        "d*h/h",
+        "4 d",
+        "x + d",
+        "d.real",
+        "sqrt(d)",
+        "exp(d, h)",
+        "__import__('os')",
+        "d if h else d",
+        "(d",
+        "",
+        "d ^ 2",
+        "d // h",
+        "[d]",
+        "'d'",
+    ]:
         try:
             formula_grammar.check_formula(text, symbols)
             shipped = None
@@ -110,8 +128,9 @@ def faulty_notebook(ps1, tmp_path_factory):
     formulas = solution_sources(ps1)["formulas_answer"].replace('"4*d**2 + 4*d"', '"4*x**2 + 4*d"', 1)
     assert '"4*x**2 + 4*d"' in formulas
     stub = "def scaled_dot_product_attention(q, k, v, mask=None):\n    raise NotImplementedError()\n"
-    nb = make_notebook(ps1, {"formulas_answer": formulas, "shapes_answer": "shapes = [[1, 2], [3]]\n",
-                             "sdpa_impl": stub})
+    nb = make_notebook(
+        ps1, {"formulas_answer": formulas, "shapes_answer": "shapes = [[1, 2], [3]]\n", "sdpa_impl": stub}
+    )
     return write_submission(tmp_path_factory.mktemp("faulty"), "me", ps1, nb)
 
 
@@ -119,8 +138,9 @@ FAULTS = ("mha_params_formula", "shapes", "sdpa")
 
 
 def test_autograder_validate_fails_on_each_fault(faulty_notebook):
-    r = subprocess.run([str(VENV_BIN / "autograder"), "validate", str(faulty_notebook)],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [str(VENV_BIN / "autograder"), "validate", str(faulty_notebook)], capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     failed = [line.split()[1].rstrip(":") for line in r.stdout.splitlines() if line.strip().startswith("FAILED")]
     for grade_id in FAULTS:
@@ -130,8 +150,13 @@ def test_autograder_validate_fails_on_each_fault(faulty_notebook):
 
 
 def test_nbgrader_validate_fails_on_each_fault(faulty_notebook):
-    r = subprocess.run([str(VENV_BIN / "nbgrader"), "validate", str(faulty_notebook)],
-                       capture_output=True, text=True, timeout=600, cwd=faulty_notebook.parent)
+    r = subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "validate", str(faulty_notebook)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=faulty_notebook.parent,
+    )
     out = r.stdout + r.stderr
     assert "VALIDATION FAILED" in out, out[-3000:]
     assert "unknown symbol 'x'" in out

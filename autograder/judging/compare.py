@@ -4,6 +4,7 @@ Each comparator gets plain data only (ndarrays, numbers, strings, lists) — wha
 decoder produced — and returns a :class:`Check` with a message written for a student.
 Nothing here calls anything the student sent: no ``__eq__`` of a student object ever runs.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -71,17 +72,21 @@ class AllClose(Comparator):
         return AllClose.__call__(dataclasses.replace(self, same_dtype=False), got, expected).ok
 
     def example_lines(self, expected: Any, label: str) -> list[str]:
-        return ["np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),",
-                f"    {nested(np.asarray(expected, dtype=np.float64))},",
-                f"    rtol={self.rtol:g}, atol={self.atol:g}, err_msg={label!r})"]
+        return [
+            "np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),",
+            f"    {nested(np.asarray(expected, dtype=np.float64))},",
+            f"    rtol={self.rtol:g}, atol={self.atol:g}, err_msg={label!r})",
+        ]
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if self.same_dtype and isinstance(expected, np.ndarray):
             got_dtype = got.dtype if isinstance(got, np.ndarray) else None
             if got_dtype is not None and got_dtype != expected.dtype:
-                return Check(False, f"you returned dtype {got_dtype} where {expected.dtype} was asked for"
-                                    + (" (the input's dtype: keep it through every step)"
-                                       if expected.dtype.kind == "f" else ""))
+                return Check(
+                    False,
+                    f"you returned dtype {got_dtype} where {expected.dtype} was asked for"
+                    + (" (the input's dtype: keep it through every step)" if expected.dtype.kind == "f" else ""),
+                )
         exp = np.asarray(expected, dtype=np.float64)
         arr = _as_array(got)
         if arr is None:
@@ -115,8 +120,11 @@ class AllClose(Comparator):
             hint = f"; you returned {arr_dtype} — the result should be floating point"
         elif arr_dtype == np.float16:
             hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
-        return Check(False, f"values differ from the reference (largest error {worst:.3g}, "
-                            f"{int((err > bound).sum())} of {err.size} entries off{hint})")
+        return Check(
+            False,
+            f"values differ from the reference (largest error {worst:.3g}, "
+            f"{int((err > bound).sum())} of {err.size} entries off{hint})",
+        )
 
 
 def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> str | None:
@@ -153,8 +161,9 @@ class Exact(Comparator):
         if isinstance(expected, dict):
             missing = [k for k in expected if k not in got]
             wrong = [k for k in expected if k in got and got[k] != expected[k]]
-            parts = ([f"missing entries: {', '.join(map(str, missing))}"] if missing else []) + \
-                    ([f"not right: {', '.join(map(str, wrong))}"] if wrong else [])
+            parts = ([f"missing entries: {', '.join(map(str, missing))}"] if missing else []) + (
+                [f"not right: {', '.join(map(str, wrong))}"] if wrong else []
+            )
             return Check(False, "; ".join(parts) or "unexpected extra entries")
         shown = repr(got)
         return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
@@ -203,8 +212,10 @@ class Formula(Comparator):
     def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
         """Parses with the grader's own grammar (shipped beside the notebook) and uses only the
         symbols the question offers."""
-        return [f"from {FORMULA_HELPER_MODULE} import check_formula",
-                f"check_formula({expr}, {tuple(self.symbols)!r})  # parses, and uses only these symbols"]
+        return [
+            f"from {FORMULA_HELPER_MODULE} import check_formula",
+            f"check_formula({expr}, {tuple(self.symbols)!r})  # parses, and uses only these symbols",
+        ]
 
 
 @functools.lru_cache(maxsize=4096)  # a cohort hands in the same few formulas many times
@@ -257,7 +268,7 @@ class Scalar(AllClose):
 
 
 def normalised_choice(text: str) -> str:
-    """"B", " b ", "(B)" and "b." are one answer; so are "Last  Row" and "last row"."""
+    """ "B", " b ", "(B)" and "b." are one answer; so are "Last  Row" and "last row"."""
     return " ".join(text.strip().strip("().").strip().lower().split())
 
 
@@ -272,8 +283,12 @@ class Choice(Comparator):
     def __call__(self, got: Any, expected: Any) -> Check:
         offered = tuple(normalised_choice(o) for o in self.options)
         if not isinstance(got, str):
-            return Check(False, f"expected one of the strings {', '.join(map(repr, self.options))}"
-                         if self.options else f"expected a string, got {type_name(got)}")
+            return Check(
+                False,
+                f"expected one of the strings {', '.join(map(repr, self.options))}"
+                if self.options
+                else f"expected a string, got {type_name(got)}",
+            )
         answer = normalised_choice(got)
         if offered and answer not in offered:
             return Check(False, f"{got[:40]!r} is not one of {', '.join(map(repr, self.options))}")
@@ -286,6 +301,7 @@ class Choice(Comparator):
         if self.options:
             offered = tuple(normalised_choice(o) for o in self.options)
             message = f"{expr} should be one of " + ", ".join(self.options)
-            lines.append(f"assert ' '.join({expr}.strip().strip('().').strip().lower().split()) in {offered!r}, "
-                         f"{message!r}")
+            lines.append(
+                f"assert ' '.join({expr}.strip().strip('().').strip().lower().split()) in {offered!r}, {message!r}"
+            )
         return lines

@@ -11,6 +11,7 @@ that primitive changed, ``variants``), the wrong entries all zero, or precision 
 relation that explains every failing probe is the diagnosis; its text names the cause and
 never the expected value. Formula answers get a term-by-term comparison (``formula_terms``).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,21 +19,61 @@ from typing import Any
 from autograder.judging.compare import AllClose, Exact, Formula
 from autograder.judging.diagnosis_base import Case, Context, Diagnosis
 from autograder.judging.locations import (
-    find_agreeing_prefix, find_diagonal, find_edge, find_input_region, find_masked_rows, find_nan, find_other_axis, find_shape, find_stops,
-    find_stripes, which_inputs)
+    find_agreeing_prefix,
+    find_diagonal,
+    find_edge,
+    find_input_region,
+    find_masked_rows,
+    find_nan,
+    find_other_axis,
+    find_shape,
+    find_stops,
+    find_stripes,
+    which_inputs,
+)
 from autograder.judging.relations import (
-    find_axes, find_factor, find_lengths, find_power, find_precision, find_reversed_or_permuted, find_shift, find_sign, find_sums_axis,
-    find_zeros)
+    find_axes,
+    find_factor,
+    find_lengths,
+    find_power,
+    find_precision,
+    find_reversed_or_permuted,
+    find_shift,
+    find_sign,
+    find_sums_axis,
+    find_zeros,
+)
 from autograder.judging.reruns import find_argument, find_mask, find_primitive_variants
 from autograder.spec import Probe, Question
 
 __all__ = ["Diagnosis", "diagnose"]
 
 # in order: exact relations first, then the reference re-run, then where the errors are
-FINDERS = (find_zeros, find_sign, find_factor, find_power, find_axes, find_shift, find_reversed_or_permuted, find_sums_axis,
-           find_mask, find_argument, find_primitive_variants, find_precision, find_masked_rows, find_edge,
-           find_input_region, find_stripes, find_diagonal, find_agreeing_prefix, find_lengths, find_stops, find_shape, find_other_axis,
-           find_nan)
+FINDERS = (
+    find_zeros,
+    find_sign,
+    find_factor,
+    find_power,
+    find_axes,
+    find_shift,
+    find_reversed_or_permuted,
+    find_sums_axis,
+    find_mask,
+    find_argument,
+    find_primitive_variants,
+    find_precision,
+    find_masked_rows,
+    find_edge,
+    find_input_region,
+    find_stripes,
+    find_diagonal,
+    find_agreeing_prefix,
+    find_lengths,
+    find_stops,
+    find_shape,
+    find_other_axis,
+    find_nan,
+)
 
 
 def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diagnosis | None:
@@ -79,8 +120,10 @@ def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Di
     words = _separating(question, probes, wrong, right, skip=("multiple of 4",))
     if words is None:
         return None
-    return Diagnosis("wrong_when", f"your answer is right on every input except when {words}: look at what your "
-                                   "code does in that case")
+    return Diagnosis(
+        "wrong_when",
+        f"your answer is right on every input except when {words}: look at what your code does in that case",
+    )
 
 
 def _first_finding(ctx: Context) -> Diagnosis | None:

@@ -1,12 +1,14 @@
 """What every diagnosis finder works on: the failing probes (``Case``), the question, and the
 named sizes a constant may be made of (``Context``). See ``judging.diagnose``."""
+
 from __future__ import annotations
 
 import inspect
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -120,9 +122,12 @@ class Context:
         names = []
         for label, size in self.sizes(probe):
             root = f"√({label})" if "/" in label or "." in label else f"√{label}"
-            names += [(root, math.sqrt(size)), (f"1/{root}", 1 / math.sqrt(size)),
-                      (label if "/" not in label else f"({label})", size), (f"1/{label}" if "/" not in label
-                                                                           else f"1/({label})", 1 / size)]
+            names += [
+                (root, math.sqrt(size)),
+                (f"1/{root}", 1 / math.sqrt(size)),
+                (label if "/" not in label else f"({label})", size),
+                (f"1/{label}" if "/" not in label else f"1/({label})", 1 / size),
+            ]
         return names + [("2", 2.0), ("1/2", 0.5), ("4", 4.0), ("1/4", 0.25), ("10", 10.0), ("1/10", 0.1)]
 
 
@@ -141,5 +146,3 @@ def _named_constant(ctx: Context, values: list[float]) -> str | None:
     if numbers and sizes:  # the probes cannot tell them apart: say both
         return f"{numbers[0]} (= {sizes[0]} here)"
     return common[0]
-
-

@@ -6,6 +6,7 @@ differ or are missing — never an expected coefficient, so the full expected fo
 printed. The comparison runs in a forked child with a time limit (an answer such as (d + h)**60
 expands slowly), through ``symbolic``'s own fork helper.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,8 +47,11 @@ def _compare(student, expected, symbols, report) -> None:
     except sympy.PolynomialError:
         report(("text", None))
         return
-    if len(mine) > MAX_TERMS or len(theirs) > MAX_TERMS or not all(
-            c.is_rational for c in [*mine.values(), *theirs.values()]):
+    if (
+        len(mine) > MAX_TERMS
+        or len(theirs) > MAX_TERMS
+        or not all(c.is_rational for c in [*mine.values(), *theirs.values()])
+    ):
         report(("text", None))
         return
     agree, wrong, missing, extra = [], [], [], []
@@ -63,8 +67,9 @@ def _compare(student, expected, symbols, report) -> None:
         elif (a > 0) != (b > 0):
             wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) has the wrong sign")
         else:
-            wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) is too "
-                         f"{'small' if abs(a) < abs(b) else 'large'}")
+            wrong.append(
+                f"your {name} term ({_own_term(symbols, powers, a)}) is too {'small' if abs(a) < abs(b) else 'large'}"
+            )
     parts = []
     if agree:
         parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))

@@ -1,4 +1,5 @@
 """What a student may read of a probe: its label without seeds or the names of hidden functions."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """Diagnosis finders that say *where* a wrong answer is wrong, when no relation explains it:
 only in the rows whose mask allows nothing, only at one edge, only at even or odd indices, only
 in one half of an axis; NaN where the reference has numbers."""
+
 from __future__ import annotations
 
 import itertools
@@ -27,8 +28,11 @@ def find_nan(ctx: Context) -> Diagnosis | None:
             return None
         if not np.any(np.isnan(got) & ~np.isnan(exp)):
             return None
-    return Diagnosis("nan", "your output contains NaN where the reference has numbers: look for 0/0, or a "
-                            "softmax over a row whose entries are all −inf")
+    return Diagnosis(
+        "nan",
+        "your output contains NaN where the reference has numbers: look for 0/0, or a "
+        "softmax over a row whose entries are all −inf",
+    )
 
 
 def find_masked_rows(ctx: Context) -> Diagnosis | None:
@@ -44,9 +48,12 @@ def find_masked_rows(ctx: Context) -> Diagnosis | None:
             return None
         if not empty.any() or np.any(off.any(-1) & ~empty):
             return None
-    return Diagnosis("masked_rows", "only the rows whose mask allows no position at all are wrong: such a "
-                                    "row must come out as the specification says (a zero row here), not NaN "
-                                    "or an average")
+    return Diagnosis(
+        "masked_rows",
+        "only the rows whose mask allows no position at all are wrong: such a "
+        "row must come out as the specification says (a zero row here), not NaN "
+        "or an average",
+    )
 
 
 def find_edge(ctx: Context) -> Diagnosis | None:
@@ -67,11 +74,12 @@ def find_edge(ctx: Context) -> Diagnosis | None:
                 break
         if ok:
             where = "entry" if first.ndim == 1 else f"position along axis {axis}"
-            return Diagnosis("edge", f"only the {word} {where} is wrong, the others agree with the "
-                                     "reference: check the boundary case (an off-by-one or a special case)")
+            return Diagnosis(
+                "edge",
+                f"only the {word} {where} is wrong, the others agree with the "
+                "reference: check the boundary case (an off-by-one or a special case)",
+            )
     return None
-
-
 
 
 def _wrong_indices(ctx: Context, axis: int) -> list[tuple[int, set[int]]] | None:
@@ -102,12 +110,18 @@ def find_stripes(ctx: Context) -> Diagnosis | None:
         words = _axis_words(first.ndim, axis)
         for parity, name in ((0, "even"), (1, "odd")):
             if all(all(i % 2 == parity for i in wrong) for _, wrong in found):
-                return Diagnosis("stripes", f"only the {words} with {name} index (0-based) are wrong, the others "
-                                            "agree: look at what you compute for that half of the pairs")
+                return Diagnosis(
+                    "stripes",
+                    f"only the {words} with {name} index (0-based) are wrong, the others "
+                    "agree: look at what you compute for that half of the pairs",
+                )
         for half, name in ((0, "first"), (1, "second")):
             if all(all((i >= n // 2) == bool(half) for i in wrong) and n % 2 == 0 for n, wrong in found):
-                return Diagnosis("stripes", f"only the {name} half of the {words} is wrong, the other half "
-                                            "agrees: look at what you compute for that half")
+                return Diagnosis(
+                    "stripes",
+                    f"only the {name} half of the {words} is wrong, the other half "
+                    "agrees: look at what you compute for that half",
+                )
     return None
 
 
@@ -120,18 +134,21 @@ def find_shape(ctx: Context) -> Diagnosis | None:
             return None
         if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
             axis = next(i for i, (a, b) in enumerate(zip(got.shape, exp.shape)) if a != b) - got.ndim
-            mine, theirs = got.shape[axis], exp.shape[axis]
             where = "" if got.ndim == 1 else f" along axis {axis}"
             text = _length_relation(got, exp, axis, where)
             if text is None:  # the sizes alone relate; the entries do not bear it out
                 return None
             texts.add(text)
         elif np.squeeze(got).shape == np.squeeze(exp).shape:
-            texts.add("your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
-                      "index that drops an axis?)")
+            texts.add(
+                "your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
+                "index that drops an axis?)"
+            )
         elif sorted(got.shape) == sorted(exp.shape):
-            texts.add("your output has the right sizes in another order of axes: check the transposes "
-                      "and the order of the dimensions")
+            texts.add(
+                "your output has the right sizes in another order of axes: check the transposes "
+                "and the order of the dimensions"
+            )
         else:
             return None
     return Diagnosis("shape", sorted(texts)[0]) if len(texts) == 1 else None
@@ -149,18 +166,26 @@ def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) ->
         return np.allclose(short, np.take(long_, idx, axis=axis), rtol=1e-4, atol=1e-5, equal_nan=True)
 
     if m - n == 1 and n >= 1 and (same(range(0, n)) or same(range(1, m))):
-        return (f"your output has one entry too {'many' if mine > theirs else 'few'}{where} (the others agree "
-                "with the reference): an off-by-one in a range, a slice or a length")
+        return (
+            f"your output has one entry too {'many' if mine > theirs else 'few'}{where} (the others agree "
+            "with the reference): an off-by-one in a range, a slice or a length"
+        )
     if m - n == 1:  # the length alone: a fact, whatever the entries
-        return (f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: check its length — "
-                "a range, a slice or a stopping condition off by one")
+        return (
+            f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: check its length — "
+            "a range, a slice or a stopping condition off by one"
+        )
     if m == 2 * n and n >= 1:
         if same(range(0, m, 2)) or same(range(1, m, 2)):
-            return (f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
-                    "every second one agreeing with the reference: check the step of a range or slice")
+            return (
+                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
+                "every second one agreeing with the reference: check the step of a range or slice"
+            )
         if same(range(0, n)) or same(range(n, m)):
-            return (f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
-                    "one half agreeing with the reference: a range that stops halfway or runs on too long")
+            return (
+                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
+                "one half agreeing with the reference: a range that stops halfway or runs on too long"
+            )
     return None
 
 
@@ -180,9 +205,12 @@ def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
         start = starts.pop()
         if start >= 1 and all(wrong == set(range(start, n)) for n, wrong in found):
             where = "index" if first.ndim == 1 else f"index along axis {axis}"
-            return Diagnosis("location", f"your values agree up to {where} {start - 1} and are wrong from "
-                                         f"{start} on: what changes with that index (a rate, a frequency, a "
-                                         "step, a position) is off, while the starting value is right")
+            return Diagnosis(
+                "location",
+                f"your values agree up to {where} {start - 1} and are wrong from "
+                f"{start} on: what changes with that index (a rate, a frequency, a "
+                "step, a position) is off, while the starting value is right",
+            )
     return None
 
 
@@ -212,16 +240,22 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
         return None
     right = [public_label(p, i) for i, p in enumerate(probes) if id(p) not in wrong_ids]
     wrong = [public_label(p, i) for i, p in enumerate(probes) if id(p) in wrong_ids]
-    return Diagnosis("which_inputs", f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
-                                     "what your code does differently for those inputs")
+    return Diagnosis(
+        "which_inputs",
+        f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
+        "what your code does differently for those inputs",
+    )
 
 
 def _integer_input(ctx: Context, case: Case) -> np.ndarray | None:
     """The probe's integer array argument of the output's own shape (an element-wise map such as
     relative position → bucket), or None."""
     exp = _array(case.expected)
-    found = [a for a in case.probe.args if isinstance(a, np.ndarray) and a.dtype.kind in "iu"
-             and exp is not None and a.shape == exp.shape]
+    found = [
+        a
+        for a in case.probe.args
+        if isinstance(a, np.ndarray) and a.dtype.kind in "iu" and exp is not None and a.shape == exp.shape
+    ]
     return found[0] if len(found) == 1 else None
 
 
@@ -247,20 +281,25 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
         regions["large"].append(len(below) >= 1)
         small_right.update(below.tolist())
     how = " — off by one there (a boundary or a rounding, floor vs round or < vs ≤)" if off_by_one else ""
-    texts = {"zero": "only the input 0 gets a wrong result: check the special case at zero",
-             "large": "your results are right for small inputs (in magnitude) and wrong only for some larger "
-                      "ones: the rule for the large ones (a logarithmic range, a clamp, a maximum) is off",
-             "neg": "only the negative inputs get wrong results, the others are right: check the branch for "
-                    "negative values (their sign, an offset for them, or which side they belong to)",
-             "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
-                    "positive values (an offset for them, or which side they belong to)"}
+    texts = {
+        "zero": "only the input 0 gets a wrong result: check the special case at zero",
+        "large": "your results are right for small inputs (in magnitude) and wrong only for some larger "
+        "ones: the rule for the large ones (a logarithmic range, a clamp, a maximum) is off",
+        "neg": "only the negative inputs get wrong results, the others are right: check the branch for "
+        "negative values (their sign, an offset for them, or which side they belong to)",
+        "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
+        "positive values (an offset for them, or which side they belong to)",
+    }
     regions["large"].append(len(small_right) >= 3)
     for key in ("zero", "large", "neg", "pos"):
         if all(regions[key]):
             return Diagnosis("input_region", texts[key] + how)
     if off_by_one:
-        return Diagnosis("off_by_one", "wherever your integers differ from the reference's they are off by one: "
-                                       "a boundary (< vs ≤), a rounding (floor vs round) or a range end")
+        return Diagnosis(
+            "off_by_one",
+            "wherever your integers differ from the reference's they are off by one: "
+            "a boundary (< vs ≤), a rounding (floor vs round) or a range end",
+        )
     return None
 
 
@@ -274,11 +313,15 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
         if got is None or exp is None or got.shape == exp.shape:
             return None
         if got.ndim == 0 and exp.ndim >= 1 and exp.size > 1:
-            texts.add("your output is a single number where the reference has one value per entry: a sum, mean or "
-                      "maximum taken over every axis (or a scalar where a tensor belongs)")
-        elif got.ndim == exp.ndim + 1 and got.shape[:exp.ndim] == exp.shape:
-            texts.add("your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
-                      "over that axis is missing, or taken over another one")
+            texts.add(
+                "your output is a single number where the reference has one value per entry: a sum, mean or "
+                "maximum taken over every axis (or a scalar where a tensor belongs)"
+            )
+        elif got.ndim == exp.ndim + 1 and got.shape[: exp.ndim] == exp.shape:
+            texts.add(
+                "your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
+                "over that axis is missing, or taken over another one"
+            )
         elif got.ndim == exp.ndim == 1:
             sizes = {}
             for name, arg in zip(ctx.params, case.probe.args):
@@ -289,9 +332,11 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
                     sizes.setdefault(int(arg), f"`{name}`")
             if got.shape[0] not in sizes or got.shape[0] == exp.shape[0]:
                 return None
-            texts.add(f"your output has one entry per {sizes[got.shape[0]].replace('an axis', 'entry along an axis')}"
-                      " instead of one per entry the reference has: you reduce (sum) over the wrong axis, or keep "
-                      "the wrong one")
+            texts.add(
+                f"your output has one entry per {sizes[got.shape[0]].replace('an axis', 'entry along an axis')}"
+                " instead of one per entry the reference has: you reduce (sum) over the wrong axis, or keep "
+                "the wrong one"
+            )
         else:
             return None
     return Diagnosis("reduced_axis", texts.pop()) if len(texts) == 1 else None
@@ -308,13 +353,19 @@ def find_stops(ctx: Context) -> Diagnosis | None:
         if np.asarray(case.expected).dtype.kind not in "iu":  # sequences of tokens (integers) only
             return None
         short, long_ = (got, exp) if len(got) < len(exp) else (exp, got)
-        if len(short) == 0 or not np.array_equal(short, long_[:len(short)]):
+        if len(short) == 0 or not np.array_equal(short, long_[: len(short)]):
             return None
         kinds.add("early" if len(got) < len(exp) else "late")
     if kinds == {"early"}:
-        return Diagnosis("stops", "your sequence stops too early: as far as it goes it agrees with the reference — "
-                                  "check the stopping condition (the end token, the length budget)")
+        return Diagnosis(
+            "stops",
+            "your sequence stops too early: as far as it goes it agrees with the reference — "
+            "check the stopping condition (the end token, the length budget)",
+        )
     if kinds == {"late"}:
-        return Diagnosis("stops", "your sequence goes on where the reference's stops (up to there they agree): "
-                                  "check the stopping condition (the end token, the length budget)")
+        return Diagnosis(
+            "stops",
+            "your sequence goes on where the reference's stops (up to there they agree): "
+            "check the stopping condition (the end token, the length budget)",
+        )
     return None

@@ -13,6 +13,7 @@ once; only when all points agree and the expressions are not polynomials does it
 ``simplify``. The whole decision runs in a forked process killed after ``timeout_s``, since
 evaluating even a well-formed formula can be unbounded (towers of powers).
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,7 +26,7 @@ import select
 import signal
 import struct
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 import sympy
 
@@ -45,8 +46,9 @@ class FormulaError(ValueError):
     """The answer is not a formula we accept; the message is for the student."""
 
 
-def parse_formula(text: str, allowed_symbols: Iterable[str],
-                  allowed_functions: Iterable[str] = FORMULA_FUNCTIONS) -> sympy.Expr:
+def parse_formula(
+    text: str, allowed_symbols: Iterable[str], allowed_functions: Iterable[str] = FORMULA_FUNCTIONS
+) -> sympy.Expr:
     """The grammar check shipped to students (``autograder.formula_grammar``) first, so both
     sides refuse the same texts; then SymPy objects built node by node."""
     allowed_symbols, allowed_functions = tuple(allowed_symbols), tuple(allowed_functions)
@@ -109,25 +111,32 @@ class _Builder:
         if op is ast.Pow:
             if right.is_number and (not right.is_rational or abs(right) > MAX_EXPONENT):
                 raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
-            if right.is_number and isinstance(left, sympy.Pow) and left.exp.is_number \
-                    and abs(left.exp * right) > MAX_EXPONENT:
+            if (
+                right.is_number
+                and isinstance(left, sympy.Pow)
+                and left.exp.is_number
+                and abs(left.exp * right) > MAX_EXPONENT
+            ):
                 raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
             if not right.is_number and left.is_number and abs(left) > 10**6:
                 raise FormulaError("that power is too large")
-            return left ** right
+            return left**right
         raise FormulaError(f"the operator {op.__name__} is not allowed (use + - * / ** or ^)")
 
     def _Call(self, node, depth):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name not in self.functions:
-            raise FormulaError(f"function {name or _describe(node.func)} is not allowed"
-                               + (f" (allowed: {', '.join(sorted(self.functions))})" if self.functions else ""))
+            raise FormulaError(
+                f"function {name or _describe(node.func)} is not allowed"
+                + (f" (allowed: {', '.join(sorted(self.functions))})" if self.functions else "")
+            )
         if node.keywords or len(node.args) != 1:
             raise FormulaError(f"{name} takes exactly one argument")
         return self.functions[name](self.build(node.args[0], depth))
 
 
 # ---------------------------------------------------------------- equivalence
+
 
 def _points_agree(a: sympy.Expr, b: sympy.Expr, names: list[str], trials: int, seed: int) -> bool:
     """Exact comparison at random positive integer points (symbols matched by name)."""
@@ -222,8 +231,8 @@ def _forked(target, args, timeout_s: float):
             buffer += chunk
             while len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack("!I", buffer[:4])[0]:
                 size = struct.unpack("!I", buffer[:4])[0]
-                yield pickle.loads(buffer[4:4 + size])
-                buffer = buffer[4 + size:]
+                yield pickle.loads(buffer[4 : 4 + size])
+                buffer = buffer[4 + size :]
     finally:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -233,8 +242,15 @@ def _forked(target, args, timeout_s: float):
         os.close(reader)
 
 
-def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str] = (), *,
-               timeout_s: float = 2.0, trials: int = 8, seed: int = 0) -> bool:
+def equivalent(
+    student: sympy.Expr,
+    reference: sympy.Expr,
+    symbols: Iterable[str] = (),
+    *,
+    timeout_s: float = 2.0,
+    trials: int = 8,
+    seed: int = 0,
+) -> bool:
     """True when the two expressions are equal as functions of the given symbols.
 
     Evaluating a parsed formula can still be unbounded (``d**d**d`` at d = 500 builds an integer
@@ -244,8 +260,9 @@ def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str
     ``simplify`` ran out of time, the answer is accepted (it agreed exactly at every point)."""
     names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
     points_agreed, verdict = False, None
-    with contextlib.closing(_forked(_decide, (student, reference, names, trials, seed, timeout_s),
-                                    timeout_s)) as reports:
+    with contextlib.closing(
+        _forked(_decide, (student, reference, names, trials, seed, timeout_s), timeout_s)
+    ) as reports:
         for kind, value in reports:
             if kind == "points":
                 points_agreed = True
@@ -253,11 +270,15 @@ def equivalent(student: sympy.Expr, reference: sympy.Expr, symbols: Iterable[str
                 verdict = bool(value)
                 break
             else:
-                raise FormulaError(f"the formula cannot be evaluated ({value}: it grows too fast) — "
-                                   "write it as a plain expression in the symbols")
+                raise FormulaError(
+                    f"the formula cannot be evaluated ({value}: it grows too fast) — "
+                    "write it as a plain expression in the symbols"
+                )
     if verdict is not None:
         return verdict
     if points_agreed:
         return True  # agreed exactly at every sample point; simplify ran out of time
-    raise FormulaError(f"the formula could not be evaluated within {timeout_s:g} s (a tower of powers or "
-                       "an enormous expansion?) — write it as a plain expression in the symbols")
+    raise FormulaError(
+        f"the formula could not be evaluated within {timeout_s:g} s (a tower of powers or "
+        "an enormous expansion?) — write it as a plain expression in the symbols"
+    )

@@ -1,5 +1,6 @@
 """A trained sequence-to-sequence model judged by what it generates (PS6's copy and addition
 tasks; any task whose answer is "train this, then decode held-out inputs")."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,8 +37,10 @@ class TaskAccuracy(Comparator):
 
     def measure(self, got, expected) -> dict | str:
         if not isinstance(got, dict) or "generated" not in got or "teacher_forced" not in got:
-            return (f"expected the dict that `{self.task}_task` returns, {{'generated': …, 'teacher_forced': …}}, "
-                    f"got {type_name(got)}")
+            return (
+                f"expected the dict that `{self.task}_task` returns, {{'generated': …, 'teacher_forced': …}}, "
+                f"got {type_name(got)}"
+            )
         out = {}
         for key in ("generated", "teacher_forced"):
             arr, exp = _as_int_array(got[key]), np.asarray(expected[key])
@@ -48,10 +51,13 @@ class TaskAccuracy(Comparator):
             out[key] = arr
         gen, truth = out["generated"], np.asarray(expected["generated"])
         rows = (gen == truth).all(1)
-        m = {"exact": _rate(rows), "tokens": _rate(gen == truth),
-             "tf": _rate(out["teacher_forced"] == np.asarray(expected["teacher_forced"])),
-             "echo": _rate(out["teacher_forced"] == np.asarray(expected["decoder_input"])),
-             "reversed": _rate((gen[:, ::-1] == truth).all(1))}
+        m = {
+            "exact": _rate(rows),
+            "tokens": _rate(gen == truth),
+            "tf": _rate(out["teacher_forced"] == np.asarray(expected["teacher_forced"])),
+            "echo": _rate(out["teacher_forced"] == np.asarray(expected["decoder_input"])),
+            "reversed": _rate((gen[:, ::-1] == truth).all(1)),
+        }
         if "both_below_500" in expected:
             inside = np.asarray(expected["both_below_500"], dtype=bool)
             m["inside"], m["outside"] = _rate(rows[inside]), _rate(rows[~inside])
@@ -64,9 +70,12 @@ class TaskAccuracy(Comparator):
         if m["exact"] >= self.threshold:
             return Check(True)
         n = len(np.asarray(expected["generated"]))
-        return Check(False, f"{100 * m['exact']:.1f} % of your {n} held-out examples were generated exactly "
-                            f"(at least {100 * self.threshold:g} % needed); tokens right: {100 * m['tokens']:.1f} % "
-                            f"when generating, {100 * m['tf']:.1f} % with teacher forcing")
+        return Check(
+            False,
+            f"{100 * m['exact']:.1f} % of your {n} held-out examples were generated exactly "
+            f"(at least {100 * self.threshold:g} % needed); tokens right: {100 * m['tokens']:.1f} % "
+            f"when generating, {100 * m['tf']:.1f} % with teacher forcing",
+        )
 
     def symptom(self, got, expected) -> str | None:
         m = self.measure(got, expected)

@@ -8,6 +8,7 @@ and ``F.layer_norm`` consult a thread-local override. The wrappers are installed
 grader's own (trusted) process, and behave exactly like the originals unless an override is
 active in the calling thread, so concurrent grading threads are unaffected.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -93,17 +94,20 @@ def _install() -> None:
         def sdpa(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kwargs):
             _note("softmax")
             if _active() is None:
-                return orig_sdpa(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
-                                 scale=scale, **kwargs)
+                return orig_sdpa(
+                    q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **kwargs
+                )
             # the explicit formula, so that the overridden softmax applies
             scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
             scores = (q @ k.transpose(-2, -1)) * scale
             if is_causal:
-                scores = scores.masked_fill(~torch.ones(scores.shape[-2:], dtype=torch.bool).tril(),
-                                            float("-inf"))
+                scores = scores.masked_fill(~torch.ones(scores.shape[-2:], dtype=torch.bool).tril(), float("-inf"))
             if attn_mask is not None:
-                scores = (scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool
-                          else scores + attn_mask)
+                scores = (
+                    scores.masked_fill(~attn_mask, float("-inf"))
+                    if attn_mask.dtype == torch.bool
+                    else scores + attn_mask
+                )
             return torch.nan_to_num(softmax(scores, -1), nan=0.0) @ v  # no allowed key: a zero row
 
         def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002

@@ -9,6 +9,7 @@ wall-time limits by killing, and cleans up after the child (scratch files, stray
 No verdict is reached here: the grader compares the returned data with the reference in its
 own process. This file imports nothing from ``autograder`` (the sandbox cannot see it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,9 +23,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wire  # noqa: E402
-
 import numpy as np  # noqa: E402
+import wire  # noqa: E402
 
 try:  # torch is optional for the harness itself; problem sets that use it need it installed
     import torch  # noqa: E402
@@ -44,6 +44,7 @@ class SoftTimeout(BaseException):
 
 
 # ---------------------------------------------------------------- child side
+
 
 class _CappedStream(io.TextIOBase):
     """sys.stdout/sys.stderr for student code: keeps the first `cap` characters, drops the rest,
@@ -73,10 +74,11 @@ def _interactive_shell():
     lines. Built once in the warm worker, never used there: each forked child inherits a
     pristine copy and runs one student's cells in it. No history database (no thread, no file)."""
     try:
-        from traitlets.config import Config
         from IPython.core.interactiveshell import InteractiveShell
+        from traitlets.config import Config
     except ImportError:  # pragma: no cover - IPython ships with ipykernel, a dependency
         return None
+
     class KernelLikeShell(InteractiveShell):
         def enable_gui(self, gui=None):
             """As ipykernel's shell for `%matplotlib inline`: no GUI event loop to start."""
@@ -152,9 +154,13 @@ def _limit_self(job: dict, baseline_vm: int) -> None:
     os.setsid()
     mem = baseline_vm + lim["memory_mb"] * (1 << 20)
     cpu = int(job.get("cpu_s") or lim["cpu_s"])  # a problem set that trains models asks for more
-    for name, value in (("RLIMIT_AS", mem), ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
-                        ("RLIMIT_CPU", cpu), ("RLIMIT_CORE", 0),
-                        ("RLIMIT_NOFILE", 256)):
+    for name, value in (
+        ("RLIMIT_AS", mem),
+        ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
+        ("RLIMIT_CPU", cpu),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_NOFILE", 256),
+    ):
         # CPU: SIGXCPU at the limit (reported as such), SIGKILL 5 s later if it is ignored; with
         # soft == hard the kernel sends SIGKILL at once and the cause is lost.
         hard = value + 5 if name == "RLIMIT_CPU" else value
@@ -283,16 +289,19 @@ def _answer_question(q: dict, namespace: dict) -> dict:
     cpu_s = q.get("cpu_s")
     clock, arm = (_cpu_seconds, _cpu_alarm) if cpu_s else (time.monotonic, _alarm)
     limit = float(cpu_s or q["timeout_s"])
-    over = (f"used more than {limit:g} CPU-seconds (this question's limit)" if cpu_s
-            else f"ran past the {limit:g} s limit")
+    over = (
+        f"used more than {limit:g} CPU-seconds (this question's limit)" if cpu_s else f"ran past the {limit:g} s limit"
+    )
     deadline = clock() + limit
     for probe in q["probes"]:
         remaining = deadline - clock()
         if remaining <= 0:
             results.append({"timeout": over})
             continue
-        args = _to_args([_function(a) if isinstance(a, dict) and "$fn" in a else wire.decode_value(a)
-                         for a in probe["args"]], q["args_as"])
+        args = _to_args(
+            [_function(a) if isinstance(a, dict) and "$fn" in a else wire.decode_value(a) for a in probe["args"]],
+            q["args_as"],
+        )
         kwargs = wire.decode_value(probe.get("kwargs") or {"$dict": []})
         try:
             arm(remaining)
@@ -330,8 +339,10 @@ def _encoded(produce) -> dict:
         plain = _to_plain(value)
         size = _nbytes(plain)
         if size > MAX_VALUE_BYTES:
-            return {"error": f"the returned value holds {size / 2**20:.0f} MiB; the limit is "
-                             f"{MAX_VALUE_BYTES >> 20} MiB (is it the right shape?)"}
+            return {
+                "error": f"the returned value holds {size / 2**20:.0f} MiB; the limit is "
+                f"{MAX_VALUE_BYTES >> 20} MiB (is it the right shape?)"
+            }
         return {"value": wire.encode_value(plain)}
     except SoftTimeout:
         raise
@@ -340,6 +351,7 @@ def _encoded(produce) -> dict:
 
 
 # ---------------------------------------------------------------- zygote side
+
 
 def _kill_strays() -> None:
     """Kill every process in our pid namespace except pid 1 and ourselves (bwrap only)."""
@@ -400,13 +412,13 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
                 break
             buffer += chunk
             while len(buffer) >= wire.HEADER.size:
-                (length,) = wire.HEADER.unpack(buffer[:wire.HEADER.size])
+                (length,) = wire.HEADER.unpack(buffer[: wire.HEADER.size])
                 if length > MAX_STREAM:
                     reason = "killed: the result channel carried malformed data"
                     break
                 if len(buffer) < wire.HEADER.size + length:
                     break
-                body, buffer = buffer[wire.HEADER.size:wire.HEADER.size + length], buffer[wire.HEADER.size + length:]
+                body, buffer = buffer[wire.HEADER.size : wire.HEADER.size + length], buffer[wire.HEADER.size + length :]
                 try:
                     event = wire.json.loads(body)
                 except ValueError:
@@ -441,9 +453,13 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
             reason = f"crashed: killed by {name}" + (" (CPU time limit)" if sig == signal.SIGXCPU else "")
         else:
             reason = f"exited with status {os.WEXITSTATUS(status)} before finishing"
-    return {"events": events, "reason": reason, "output": output,
-            "seconds": round(time.monotonic() - started, 4),
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 4)}
+    return {
+        "events": events,
+        "reason": reason,
+        "output": output,
+        "seconds": round(time.monotonic() - started, 4),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+    }
 
 
 def _read_head(path: str) -> str:
@@ -471,8 +487,9 @@ def main() -> None:
     global SHELL
     SHELL = _interactive_shell()
     baseline_vm = _virtual_memory()
-    wire.write_message(reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE,
-                                  "torch": getattr(torch, "__version__", None)})
+    wire.write_message(
+        reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE, "torch": getattr(torch, "__version__", None)}
+    )
     counter = 0
     while True:
         job = wire.read_message(0, max_bytes=256 << 20)
@@ -482,8 +499,7 @@ def main() -> None:
         try:
             reply = run_job(job, counter, baseline_vm)
         except Exception as exc:  # infrastructure failure: report it, keep serving
-            reply = {"events": [], "reason": f"infrastructure: {_describe(exc)}", "output": "",
-                     "infrastructure": True}
+            reply = {"events": [], "reason": f"infrastructure: {_describe(exc)}", "output": "", "infrastructure": True}
         wire.write_message(reply_fd, reply)
 
 

@@ -8,6 +8,7 @@ down to what the harness needs to drop each child to an unprivileged uid. Where 
 not usable the worker runs with rlimits and a scrubbed environment only, and says so
 (``sandbox_mode`` is written into every result).
 """
+
 from __future__ import annotations
 
 import os
@@ -48,9 +49,15 @@ def bwrap_usable() -> bool:
     global _BWRAP_OK
     if _BWRAP_OK is None:
         exe = shutil.which("bwrap")
-        _BWRAP_OK = bool(exe) and subprocess.run(
-            [exe, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        _BWRAP_OK = (
+            bool(exe)
+            and subprocess.run(
+                [exe, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
+            == 0
+        )
     return _BWRAP_OK
 
 
@@ -63,10 +70,17 @@ def resolve_mode(mode: str) -> str:
 
 
 def _sandbox_env(threads: int) -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
-            "AUTOGRADER_THREADS": str(threads), "MPLBACKEND": "Agg",
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "AUTOGRADER_THREADS": str(threads),
+        "MPLBACKEND": "Agg",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
 
 
 def kit_inside(roots: list[str]) -> list[str]:
@@ -95,8 +109,16 @@ def bwrap_command(threads: int) -> list[str]:
             cmd += ["--symlink", os.readlink(path), path]
         elif os.path.exists(path):
             cmd += ["--ro-bind", path, path]
-    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/fonts"):
+    for path in (
+        "/etc/ld.so.cache",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.conf.d",
+        "/etc/localtime",
+        "/etc/passwd",
+        "/etc/group",
+        "/etc/nsswitch.conf",
+        "/etc/fonts",
+    ):
         cmd += ["--ro-bind-try", path, path]
     for root in python_roots:
         if root.startswith("/usr/"):
@@ -108,10 +130,20 @@ def bwrap_command(threads: int) -> list[str]:
             cmd += ["--perms", "0755", "--dir", parent]
         cmd += ["--ro-bind", root, root]
     for hidden in kit_inside(python_roots):  # an installed kit: its references and problem sets
-        cmd += ["--tmpfs", hidden]            # sit in site-packages, bound above; hide them
-    cmd += ["--ro-bind", str(HARNESS_DIR), SANDBOX_HARNESS,
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--clearenv"]
+        cmd += ["--tmpfs", hidden]  # sit in site-packages, bound above; hide them
+    cmd += [
+        "--ro-bind",
+        str(HARNESS_DIR),
+        SANDBOX_HARNESS,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
     if os.geteuid() == 0:
         cmd += ["--cap-drop", "ALL"]
         for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"):
@@ -126,8 +158,9 @@ def sandbox_python() -> str:
     """The interpreter by a path that exists inside the sandbox: the directories resolved
     (a venv reached through a symlink, ``venv-link/bin/python``, is bound at its real path),
     the file name kept (resolving ``bin/python`` itself would leave the venv)."""
-    return os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(sys.executable))),
-                        os.path.basename(sys.executable))
+    return os.path.join(
+        os.path.realpath(os.path.dirname(os.path.abspath(sys.executable))), os.path.basename(sys.executable)
+    )
 
 
 class WorkerDied(RuntimeError):
@@ -159,9 +192,15 @@ class Worker:
         # The worker's stderr goes to a file read only when it fails to start: a worker that
         # cannot start says why (the sandbox's own error, a missing module) instead of dying mute.
         self._stderr = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=self._stderr, env=env, cwd=cwd,
-                                      start_new_session=True)
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
         try:
             hello = self._read()
         except (WorkerDied, wire.WireError) as exc:
@@ -169,8 +208,9 @@ class Worker:
         if not (isinstance(hello, dict) and hello.get("ready")):
             self._proc.kill()
             self._proc.wait()
-            raise WorkerDied(f"the sandbox worker ({self.mode}) did not start: {self._stderr_tail()}\n"
-                             f"command: {' '.join(cmd)}")
+            raise WorkerDied(
+                f"the sandbox worker ({self.mode}) did not start: {self._stderr_tail()}\ncommand: {' '.join(cmd)}"
+            )
         self._stderr.truncate(0)  # from here on it only collects noise; keep it small
 
     def _stderr_tail(self, limit: int = 2000) -> str:

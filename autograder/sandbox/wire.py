@@ -7,6 +7,7 @@ No pickle, no code: whatever a student does to this channel, it can only carry d
 
 This file runs on both sides of the sandbox, so it imports nothing from ``autograder``.
 """
+
 from __future__ import annotations
 
 import base64
@@ -17,8 +18,7 @@ import struct
 import numpy as np
 
 HEADER = struct.Struct(">Q")
-ALLOWED_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8",
-                  "float16", "float32", "float64"}
+ALLOWED_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"}
 MAX_DEPTH = 16
 MAX_STRING = 100_000
 MAX_ITEMS = 100_000
@@ -30,6 +30,7 @@ class WireError(ValueError):
 
 # ---------------------------------------------------------------- values
 
+
 def encode_value(value, _depth: int = 0):
     """Plain data -> JSON-able structure. Raises TypeError for anything that is not data."""
     if _depth > MAX_DEPTH:
@@ -40,13 +41,11 @@ def encode_value(value, _depth: int = 0):
         arr = np.ascontiguousarray(np.asarray(value))
         if arr.dtype.name not in ALLOWED_DTYPES:
             raise TypeError(f"arrays of dtype {arr.dtype} cannot be returned")
-        return {"$nd": arr.dtype.name, "shape": list(arr.shape),
-                "b64": base64.b64encode(arr.tobytes()).decode("ascii")}
+        return {"$nd": arr.dtype.name, "shape": list(arr.shape), "b64": base64.b64encode(arr.tobytes()).decode("ascii")}
     if type(value) in (list, tuple):
         return [encode_value(v, _depth + 1) for v in value]
     if type(value) is dict:
-        return {"$dict": [[encode_value(k, _depth + 1), encode_value(v, _depth + 1)]
-                          for k, v in value.items()]}
+        return {"$dict": [[encode_value(k, _depth + 1), encode_value(v, _depth + 1)] for k, v in value.items()]}
     raise TypeError(f"values of type {type(value).__name__} cannot be returned")
 
 
@@ -97,6 +96,7 @@ def _decode_array(obj) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- frames
+
 
 def dumps(message) -> bytes:
     body = json.dumps(message, allow_nan=True, separators=(",", ":")).encode("utf-8")

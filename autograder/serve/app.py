@@ -15,6 +15,7 @@
 
 A submission belongs to the user who sent it; anyone else but an instructor gets 403.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -55,7 +56,7 @@ class Waiters:
             return job
         try:
             return await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return self.engine.journal.get(job_id)
         finally:
             if job_id in self._waiting and fut in self._waiting[job_id]:
@@ -102,8 +103,10 @@ class Base(web.RequestHandler):
         out = job.public()
         out["feedback_url"] = f"{self.base}feedback/{job.id}"
         if job.state == "done" and job.result:
-            out["questions"] = {gid: {k: q[k] for k in ("score", "max_score", "status", "feedback")}
-                                for gid, q in json.loads(job.result)["questions"].items()}
+            out["questions"] = {
+                gid: {k: q[k] for k in ("score", "max_score", "status", "feedback")}
+                for gid, q in json.loads(job.result)["questions"].items()
+            }
         return out
 
     def write_json(self, data, status: int = 200) -> None:
@@ -138,8 +141,17 @@ class Home:
         user = self.user_name()
         jobs = self.engine.journal.of_student(user)
         xsrf = self.xsrf_token.decode() if self.settings["mode"] == "hub" else ""  # no cookies otherwise
-        self.finish(pages.home(user, list(self.engine.assignments), jobs, self.base, xsrf, self.instructor(),
-                               self.engine.limiter.describe()))
+        self.finish(
+            pages.home(
+                user,
+                list(self.engine.assignments),
+                jobs,
+                self.base,
+                xsrf,
+                self.instructor(),
+                self.engine.limiter.describe(),
+            )
+        )
 
 
 class Submit(ApiLogin):
@@ -150,7 +162,8 @@ class Submit(ApiLogin):
         data = files[0]["body"] if files else self.request.body
         try:
             job = await IOLoop.current().run_in_executor(
-                self.settings["intake"], lambda: self.engine.submit(user, ps, data, limited=not self.instructor()))
+                self.settings["intake"], lambda: self.engine.submit(user, ps, data, limited=not self.instructor())
+            )
         except Refused as exc:
             if exc.retry_after:
                 self.set_header("Retry-After", str(int(exc.retry_after + 0.999)))
@@ -159,7 +172,6 @@ class Submit(ApiLogin):
         if self.get_argument("redirect", ""):
             return self.redirect(f"{self.base}feedback/{job.id}")
         self.write_json(self.view(job), 200 if job.state in FINAL else 202)
-
 
 
 class Submissions(ApiLogin):
@@ -195,13 +207,26 @@ class Instructors(ApiLogin):
         recent = self.engine.journal.recent(50)
         if what == "instructor":
             return self.finish(pages.instructor(self.engine.stats(), queued, recent, self.base))
-        self.write_json({**self.engine.stats(), "queued_jobs": [j.public() for j in queued],
-                         "recent": [{**j.public(), "latency_s": round(j.finished - j.received, 3)}
-                                    for j in recent if j.finished]})
+        self.write_json(
+            {
+                **self.engine.stats(),
+                "queued_jobs": [j.public() for j in queued],
+                "recent": [
+                    {**j.public(), "latency_s": round(j.finished - j.received, 3)} for j in recent if j.finished
+                ],
+            }
+        )
 
 
-def make_app(engine: Engine, *, mode: str, policy: Policy, prefix: str = "/", tokens: dict | None = None,
-             cookie_secret: bytes | None = None) -> web.Application:
+def make_app(
+    engine: Engine,
+    *,
+    mode: str,
+    policy: Policy,
+    prefix: str = "/",
+    tokens: dict | None = None,
+    cookie_secret: bytes | None = None,
+) -> web.Application:
     import os
 
     prefix = prefix if prefix.endswith("/") else prefix + "/"
@@ -210,21 +235,31 @@ def make_app(engine: Engine, *, mode: str, policy: Policy, prefix: str = "/", to
     def handler(logic):
         return type(logic.__name__, (logic, mixin, Base), {})
 
-    routes = [(prefix + "health", handler(Health)), (prefix, handler(Home)),
-              (prefix + r"api/submit/([^/]+)", handler(Submit)),
-              (prefix + r"api/submissions", handler(Submissions)),
-              (prefix + r"api/submissions/(\d+)", handler(Submissions)),
-              (prefix + r"feedback/(\d+)", handler(Feedback)),
-              (prefix + r"(instructor|api/queue)", handler(Instructors))]
+    routes = [
+        (prefix + "health", handler(Health)),
+        (prefix, handler(Home)),
+        (prefix + r"api/submit/([^/]+)", handler(Submit)),
+        (prefix + r"api/submissions", handler(Submissions)),
+        (prefix + r"api/submissions/(\d+)", handler(Submissions)),
+        (prefix + r"feedback/(\d+)", handler(Feedback)),
+        (prefix + r"(instructor|api/queue)", handler(Instructors)),
+    ]
     if mode == "hub":
         routes.append((prefix + "oauth_callback", oauth_callback_handler()))
     return web.Application(
-        routes, engine=engine, policy=policy, prefix=prefix, tokens=tokens or {},
+        routes,
+        engine=engine,
+        policy=policy,
+        prefix=prefix,
+        tokens=tokens or {},
         intake=ThreadPoolExecutor(4, thread_name_prefix="intake"),
         # in hub mode HubOAuth checks the XSRF token itself, for cookie-authenticated requests only
         # (token-authenticated API calls need none): tornado's own check stays off
-        mode=mode, cookie_secret=cookie_secret or os.urandom(32), xsrf_cookies=False,
-        login_url=prefix)  # replaced by the Hub's OAuth login in hub mode
+        mode=mode,
+        cookie_secret=cookie_secret or os.urandom(32),
+        xsrf_cookies=False,
+        login_url=prefix,
+    )  # replaced by the Hub's OAuth login in hub mode
 
 
 def attach_waiters(app: web.Application, loop: IOLoop) -> None:

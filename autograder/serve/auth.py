@@ -10,6 +10,7 @@ service only decides what that user may see: a student their own submissions, an
 Standalone (``--tokens FILE``, JSON ``{"<token>": "<user>"}``), the same header is checked
 against the file: for ``autograder bench serve``, tests, or behind another authenticating proxy.
 """
+
 from __future__ import annotations
 
 import hmac

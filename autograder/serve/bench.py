@@ -14,6 +14,7 @@ PS1 and warm workers, then
 Every third notebook forgets the 1/√d_k scale (as ``bench grading``); both engines must agree
 on every score. Prints both throughputs and their ratio; last line ``serve_p95_s: <idle p95>``.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -22,7 +23,6 @@ import os
 import secrets
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,18 +40,39 @@ def free_port() -> int:
 class Service:
     """An ``autograder serve`` child process (standalone mode) and a tiny client for it."""
 
-    def __init__(self, state: Path, tokens: dict[str, str], *extra: str, problem_sets=("ps1",), workers: int = 2,
-                 log: Path | None = None):
+    def __init__(
+        self,
+        state: Path,
+        tokens: dict[str, str],
+        *extra: str,
+        problem_sets=("ps1",),
+        workers: int = 2,
+        log: Path | None = None,
+    ):
         self.state, self.port, self.tokens = Path(state), free_port(), tokens
         self.state.mkdir(parents=True, exist_ok=True)
         token_file = self.state.parent / f"{self.state.name}-tokens.json"
         token_file.write_text(json.dumps({t: u for u, t in tokens.items()}))
         self.log_path = log or self.state.parent / f"{self.state.name}-serve.log"
-        self.cmd = [sys.executable, "-m", "autograder", "serve", *problem_sets, "--out", str(self.state),
-                    "--tokens", str(token_file), "--port", str(self.port), "--workers", str(workers), *extra]
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "autograder",
+            "serve",
+            *problem_sets,
+            "--out",
+            str(self.state),
+            "--tokens",
+            str(token_file),
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+            *extra,
+        ]
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 300.0) -> "Service":
+    def start(self, timeout: float = 300.0) -> Service:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
@@ -71,8 +92,15 @@ class Service:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def request(self, method: str, path: str, user: str | None, body: bytes | None = None, timeout: float = 300.0,
-                conn: http.client.HTTPConnection | None = None):
+    def request(
+        self,
+        method: str,
+        path: str,
+        user: str | None,
+        body: bytes | None = None,
+        timeout: float = 300.0,
+        conn: http.client.HTTPConnection | None = None,
+    ):
         own = conn is None
         conn = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
@@ -136,8 +164,11 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
     batch = [(names[i % students], good if i % 3 != 2 else bad) for i in range(n)]  # (student, notebook)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min)")
-    print(f"batch: {n} PS1 submissions from {students} students ({sum(nb is good for _, nb in batch)} honest), "
-          f"{workers} workers", flush=True)
+    print(
+        f"batch: {n} PS1 submissions from {students} students ({sum(nb is good for _, nb in batch)} honest), "
+        f"{workers} workers",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="autograder-bench-serve-") as tmp:
         tmp = Path(tmp)
         tokens = {u: secrets.token_hex(16) for u in [*names, "solo"]}
@@ -154,16 +185,22 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
                 if status != 200 or body.get("score") != ps1.max_score:
                     raise RuntimeError(f"idle submission: {status} {body}")
                 time.sleep(0.2)
-            print(f"idle, one at a time ({singles}): submit-to-feedback p50 {_pct(idle, 50):.3f} s, "
-                  f"p95 {_pct(idle, 95):.3f} s, max {max(idle):.3f} s", flush=True)
+            print(
+                f"idle, one at a time ({singles}): submit-to-feedback p50 {_pct(idle, 50):.3f} s, "
+                f"p95 {_pct(idle, 95):.3f} s, max {max(idle):.3f} s",
+                flush=True,
+            )
             lat, scores, first_last = _burst(service, batch)
         finally:
             service.stop()
         t_serve = first_last[1] - first_last[0]
         expected = [ps1.max_score if nb is good else None for _, nb in batch]
         wrong = [s for s, e in zip(scores, expected) if e is not None and s != e]
-        print(f"burst of {n}: submit-to-feedback p50 {_pct(lat, 50):.3f} s, p95 {_pct(lat, 95):.3f} s, "
-              f"max {max(lat):.3f} s; {t_serve:.2f} s from first upload to last feedback", flush=True)
+        print(
+            f"burst of {n}: submit-to-feedback p50 {_pct(lat, 50):.3f} s, p95 {_pct(lat, 95):.3f} s, "
+            f"max {max(lat):.3f} s; {t_serve:.2f} s from first upload to last feedback",
+            flush=True,
+        )
 
         root = tmp / "batch"  # nbgrader's layout, one folder per submission
         for i, (student, nb) in enumerate(batch):
@@ -184,8 +221,10 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
     disagree = sum(a != b for a, b in zip(scores, grade_scores))
     thr_serve, thr_grade = n / t_serve, n / t_grade
     load = os.getloadavg()
-    print(f"autograder grade, same {n} notebooks: {t_grade:.2f} s ({thr_grade:.2f} submissions/s; "
-          f"starting one sandboxed worker takes {t_start:.2f} s of that, measured apart)")
+    print(
+        f"autograder grade, same {n} notebooks: {t_grade:.2f} s ({thr_grade:.2f} submissions/s; "
+        f"starting one sandboxed worker takes {t_start:.2f} s of that, measured apart)"
+    )
     print(f"serve burst: {thr_serve:.2f} submissions/s; serve_over_grade throughput: {thr_serve / thr_grade:.2f}")
     print(f"scores: serve and grade disagree on {disagree}/{n}; honest ones not full marks: {len(wrong)}")
     print(f"machine load at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")

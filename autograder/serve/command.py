@@ -6,6 +6,7 @@ through the Hub's OAuth. Standalone it listens on ``--ip``/``--port`` and checks
 SIGTERM or Ctrl-C: the jobs being graded finish, queued ones stay in the journal for the next
 start.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -45,9 +46,17 @@ async def _serve(args) -> int:
         print(f"autograder serve: {exc}", file=sys.stderr)
         return 2
     assignments = [load_assignment(n) for n in (args.problem_sets or list_assignments())]
-    engine = Engine(assignments, Path(args.out), workers=args.workers, sandbox=SandboxConfig(mode=args.sandbox),
-                    rate=rate, max_queue=args.queue_max, max_per_student=args.per_student_max,
-                    db=args.db, course_id=args.course_id)
+    engine = Engine(
+        assignments,
+        Path(args.out),
+        workers=args.workers,
+        sandbox=SandboxConfig(mode=args.sandbox),
+        rate=rate,
+        max_queue=args.queue_max,
+        max_per_student=args.per_student_max,
+        db=args.db,
+        course_id=args.course_id,
+    )
     try:
         engine.start()
     except OutputBusy as exc:
@@ -82,10 +91,13 @@ async def _serve(args) -> int:
                     scanning.clear()
 
         PeriodicCallback(scan, args.exchange_poll * 1000).start()
-    print(f"serve: {', '.join(a.name for a in assignments)} on http://{ip}:{port}{prefix} "
-          f"({'JupyterHub OAuth' if mode == 'hub' else 'token file'}; state in {args.out}; "
-          f"rate limit {engine.limiter.describe()}"
-          + (f"; watching {watcher.inbound}" if watcher else "") + ")", file=sys.stderr, flush=True)
+    print(
+        f"serve: {', '.join(a.name for a in assignments)} on http://{ip}:{port}{prefix} "
+        f"({'JupyterHub OAuth' if mode == 'hub' else 'token file'}; state in {args.out}; "
+        f"rate limit {engine.limiter.describe()}" + (f"; watching {watcher.inbound}" if watcher else "") + ")",
+        file=sys.stderr,
+        flush=True,
+    )
 
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -104,8 +116,12 @@ def cmd_serve(args) -> int:
 def register(sub) -> None:
     p = sub.add_parser("serve", help="grade on submit: a long-running service (JupyterHub service or standalone)")
     p.add_argument("problem_sets", nargs="*", metavar="PS", help="problem sets to accept (default: all)")
-    p.add_argument("--out", required=True, metavar="STATE_DIR",
-                   help="journal, spooled notebooks and STATE_DIR/<ps>/ results (as `grade --out`)")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="STATE_DIR",
+        help="journal, spooled notebooks and STATE_DIR/<ps>/ results (as `grade --out`)",
+    )
     p.add_argument("--workers", type=int, default=2, help="warm sandboxed workers (default 2)")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto")
     p.add_argument("--ip", default="127.0.0.1")
@@ -117,7 +133,9 @@ def register(sub) -> None:
     p.add_argument("--rate", default="30/h", help="gradings per student and problem set, e.g. 10/h, 0 for none")
     p.add_argument("--queue-max", type=int, default=1000, help="queued submissions in all (default 1000)")
     p.add_argument("--per-student-max", type=int, default=50, help="queued submissions of one student (default 50)")
-    p.add_argument("--exchange", metavar="DIR", help="nbgrader exchange (root with --course-id, or the course's folder)")
+    p.add_argument(
+        "--exchange", metavar="DIR", help="nbgrader exchange (root with --course-id, or the course's folder)"
+    )
     p.add_argument("--exchange-poll", type=float, default=0.5, metavar="S", help="seconds between scans (0.5)")
     p.add_argument("--course-id", metavar="ID", help="nbgrader course id (exchange folder, gradebook course)")
     p.add_argument("--db", metavar="URL", help="also record results in an nbgrader gradebook")

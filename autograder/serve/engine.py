@@ -11,6 +11,7 @@ up to date by a background thread from the journal's ``recorded`` flag, so they 
 restart too. Each problem set's store stays locked while the service runs (an
 ``autograder grade --out STATE/<ps>`` at the same time is refused).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -47,9 +48,20 @@ def student_view(record: dict) -> dict:
 
 
 class Engine:
-    def __init__(self, assignments, state_dir: Path, *, workers: int = 2, sandbox: SandboxConfig | None = None,
-                 rate: tuple[int, float] = (30, 3600.0), max_queue: int = 1000, max_per_student: int = 50,
-                 db: str | None = None, course_id: str | None = None, log=sys.stderr):
+    def __init__(
+        self,
+        assignments,
+        state_dir: Path,
+        *,
+        workers: int = 2,
+        sandbox: SandboxConfig | None = None,
+        rate: tuple[int, float] = (30, 3600.0),
+        max_queue: int = 1000,
+        max_per_student: int = 50,
+        db: str | None = None,
+        course_id: str | None = None,
+        log=sys.stderr,
+    ):
         self.assignments = {a.name: a for a in assignments}
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -106,8 +118,7 @@ class Engine:
             stored = self.stores[job.ps].load(job.student) if job.ps in self.stores else None
             record = stored.get("record") if isinstance(stored, dict) else None
             if isinstance(record, dict) and record.get("submission_id") == job.id:
-                self.journal.finish(job.id, record["score"], record["max_score"], student_view(record),
-                                    recovered=True)
+                self.journal.finish(job.id, record["score"], record["max_score"], student_view(record), recovered=True)
             else:
                 self.journal.requeue(job.id, "the service restarted while this was being graded")
         queued = self.journal.in_state("queued")
@@ -118,12 +129,26 @@ class Engine:
         self._dirty.set()
 
     # -- intake (the HTTP app and the exchange watcher)
-    def submit(self, student: str, ps: str, data: bytes, *, origin: str | None = None,
-               received: float | None = None, limited: bool = True, stamp: str | None = None) -> Job:
+    def submit(
+        self,
+        student: str,
+        ps: str,
+        data: bytes,
+        *,
+        origin: str | None = None,
+        received: float | None = None,
+        limited: bool = True,
+        stamp: str | None = None,
+    ) -> Job:
         """Spool, journal and queue one notebook; raise :class:`Refused` when it is not taken."""
         received = time.time() if received is None else received
-        name = ps if ps in self.assignments else next(  # "ps1" -> "ps1_attention", as everywhere
-            (n for n in self.assignments if n.split("_", 1)[0] == ps), ps)
+        name = (
+            ps
+            if ps in self.assignments
+            else next(  # "ps1" -> "ps1_attention", as everywhere
+                (n for n in self.assignments if n.split("_", 1)[0] == ps), ps
+            )
+        )
         assignment = self.assignments.get(name)
         if assignment is None:
             raise Refused(404, f"unknown problem set {ps!r}; served here: {', '.join(self.assignments)}")
@@ -138,9 +163,13 @@ class Engine:
             if limited:
                 verdict: Verdict = self.limiter.check(student, name, received)
                 if not verdict.allowed:
-                    raise Refused(429, f"{student}: {verdict.used} gradings of {name} in the last "
-                                  f"{self.limiter.describe().split(' per ')[1]} (limit {self.limiter.describe()}); "
-                                  f"try again in {verdict.retry_after:.0f} s", verdict.retry_after)
+                    raise Refused(
+                        429,
+                        f"{student}: {verdict.used} gradings of {name} in the last "
+                        f"{self.limiter.describe().split(' per ')[1]} (limit {self.limiter.describe()}); "
+                        f"try again in {verdict.retry_after:.0f} s",
+                        verdict.retry_after,
+                    )
             try:
                 self.queue.check(student)
             except QueueFull as exc:
@@ -268,18 +297,24 @@ class Engine:
                     rec = (store.load(s) or {}).get("record", {})
                     if rec.get("notebook"):
                         notebooks[s] = Path(rec["notebook"])
-                record_results(assignment, results, self.db, students=students, course_id=self.course_id,
-                               notebooks=notebooks)
+                record_results(
+                    assignment, results, self.db, students=students, course_id=self.course_id, notebooks=notebooks
+                )
             self.journal.mark_recorded([j.id for j in jobs])
 
     # -- for the instructors' view
     def stats(self) -> dict:
         now = time.time()
-        return {"ready": self.ready.is_set(), "workers": self.n_workers, "uptime_s": round(now - self.started_at, 1),
-                "queue": self.queue.snapshot(), "rate_limit": self.limiter.describe(),
-                "graded_last_minute": self.journal.finished_since(now - 60),
-                "graded_last_hour": self.journal.finished_since(now - 3600),
-                "problem_sets": list(self.assignments)}
+        return {
+            "ready": self.ready.is_set(),
+            "workers": self.n_workers,
+            "uptime_s": round(now - self.started_at, 1),
+            "queue": self.queue.snapshot(),
+            "rate_limit": self.limiter.describe(),
+            "graded_last_minute": self.journal.finished_since(now - 60),
+            "graded_last_hour": self.journal.finished_since(now - 3600),
+            "problem_sets": list(self.assignments),
+        }
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ notebook is spooled with nbgrader's timestamp, and the folder itself is left for
 ``refused`` with the reason (the student's page shows it); one that finds the queue full is
 left for the next scan.
 """
+
 from __future__ import annotations
 
 import sys
@@ -78,7 +79,9 @@ class ExchangeWatcher:
         now = time.time()
         try:
             if len(notebooks) != 1:
-                raise Refused(400, f"expected {assignment.notebook} in the submission (found {len(notebooks)} notebooks)")
+                raise Refused(
+                    400, f"expected {assignment.notebook} in the submission (found {len(notebooks)} notebooks)"
+                )
             self.engine.submit(student, ps, notebooks[0].read_bytes(), origin=origin, received=now, stamp=stamp)
         except Refused as exc:
             if exc.status == 503:

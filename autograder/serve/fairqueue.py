@@ -11,6 +11,7 @@ Bounds: ``max_total`` queued jobs in all and ``max_per_student`` for one student
 raises :class:`QueueFull` beyond them (the HTTP app answers 503 with Retry-After). The journal
 stays the source of truth: this is rebuilt from its ``queued`` rows at start-up.
 """
+
 from __future__ import annotations
 
 import threading
@@ -92,5 +93,8 @@ class FairQueue:
 
     def snapshot(self) -> dict:
         with self._cond:
-            return {"queued": self._size, "running": sorted(self._busy),
-                    "per_student": {s: len(q) for s, q in self._pending.items()}}
+            return {
+                "queued": self._size,
+                "running": sorted(self._busy),
+                "per_student": {s: len(q) for s, q in self._pending.items()},
+            }

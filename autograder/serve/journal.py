@@ -14,6 +14,7 @@ between the store write and the commit); otherwise it goes back to ``queued``. S
 re-grades only unfinished work and never writes a result twice. ``graded`` is the audit trail
 the tests read: exactly one row per finished submission.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -45,8 +46,23 @@ CREATE INDEX IF NOT EXISTS jobs_student ON jobs(student, ps, received);
 CREATE TABLE IF NOT EXISTS graded (job INTEGER NOT NULL, at REAL NOT NULL, recovered INTEGER NOT NULL);
 """
 
-COLUMNS = ("id", "student", "ps", "origin", "notebook", "state", "received", "started", "finished",
-           "attempts", "score", "max_score", "result", "error", "recorded")
+COLUMNS = (
+    "id",
+    "student",
+    "ps",
+    "origin",
+    "notebook",
+    "state",
+    "received",
+    "started",
+    "finished",
+    "attempts",
+    "score",
+    "max_score",
+    "result",
+    "error",
+    "recorded",
+)
 
 
 @dataclass
@@ -69,8 +85,14 @@ class Job:
 
     def public(self) -> dict:
         """What the student (and the API) sees about this submission."""
-        out = {"id": self.id, "student": self.student, "problem_set": self.ps, "state": self.state,
-               "received": self.received, "finished": self.finished}
+        out = {
+            "id": self.id,
+            "student": self.student,
+            "problem_set": self.ps,
+            "state": self.state,
+            "received": self.received,
+            "finished": self.finished,
+        }
         if self.state == "done":
             out.update(score=self.score, max_score=self.max_score)
         if self.error:
@@ -80,7 +102,7 @@ class Job:
 
 def nbgrader_timestamp(t: float) -> str:
     """The format ``nbgrader submit`` writes to timestamp.txt (read back by the gradebook)."""
-    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    return _dt.datetime.fromtimestamp(t, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _write_synced(path: Path, data: bytes) -> None:
@@ -95,8 +117,9 @@ class Journal:
         self.state_dir = Path(state_dir)
         self.spool = self.state_dir / "spool"
         self.spool.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.state_dir / "queue.sqlite", check_same_thread=False,
-                                   isolation_level=None, timeout=30)
+        self._db = sqlite3.connect(
+            self.state_dir / "queue.sqlite", check_same_thread=False, isolation_level=None, timeout=30
+        )
         self._lock = threading.Lock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -138,13 +161,27 @@ class Journal:
             os.close(fd)
         return path
 
-    def add(self, student: str, ps: str, notebook: Path | None, received: float, origin: str,
-            state: str = "queued", error: str | None = None) -> Job | None:
+    def add(
+        self,
+        student: str,
+        ps: str,
+        notebook: Path | None,
+        received: float,
+        origin: str,
+        state: str = "queued",
+        error: str | None = None,
+    ) -> Job | None:
         """Commit a new submission; None when ``origin`` was already taken (seen before)."""
         try:
-            (cur,) = self._tx([("INSERT INTO jobs (student, ps, origin, notebook, state, received, error) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (student, ps, origin, str(notebook) if notebook else None, state, received, error))])
+            (cur,) = self._tx(
+                [
+                    (
+                        "INSERT INTO jobs (student, ps, origin, notebook, state, received, error) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (student, ps, origin, str(notebook) if notebook else None, state, received, error),
+                    )
+                ]
+            )
         except sqlite3.IntegrityError:
             return None
         return self.get(cur.lastrowid)
@@ -155,23 +192,45 @@ class Journal:
 
     # -- life cycle
     def claim(self, job_id: int) -> Job | None:
-        (cur,) = self._tx([("UPDATE jobs SET state = 'running', started = ?, attempts = attempts + 1 "
-                            "WHERE id = ? AND state = 'queued'", (time.time(), job_id))])
+        (cur,) = self._tx(
+            [
+                (
+                    "UPDATE jobs SET state = 'running', started = ?, attempts = attempts + 1 "
+                    "WHERE id = ? AND state = 'queued'",
+                    (time.time(), job_id),
+                )
+            ]
+        )
         return self.get(job_id) if cur.rowcount == 1 else None
 
     def finish(self, job_id: int, score: float, max_score: float, result: dict, *, recovered: bool = False) -> None:
         now = time.time()
-        self._tx([("UPDATE jobs SET state = 'done', finished = ?, score = ?, max_score = ?, result = ?, error = NULL "
-                   "WHERE id = ? AND state = 'running'", (now, score, max_score, json.dumps(result), job_id)),
-                  ("INSERT INTO graded (job, at, recovered) SELECT ?, ?, ? WHERE changes() = 1",
-                   (job_id, now, int(recovered)))])
+        self._tx(
+            [
+                (
+                    "UPDATE jobs SET state = 'done', finished = ?, score = ?, max_score = ?, result = ?, error = NULL "
+                    "WHERE id = ? AND state = 'running'",
+                    (now, score, max_score, json.dumps(result), job_id),
+                ),
+                (
+                    "INSERT INTO graded (job, at, recovered) SELECT ?, ?, ? WHERE changes() = 1",
+                    (job_id, now, int(recovered)),
+                ),
+            ]
+        )
 
     def requeue(self, job_id: int, error: str) -> None:
         self._tx([("UPDATE jobs SET state = 'queued', error = ? WHERE id = ? AND state = 'running'", (error, job_id))])
 
     def fail(self, job_id: int, error: str) -> None:
-        self._tx([("UPDATE jobs SET state = 'error', finished = ?, error = ? WHERE id = ? AND state = 'running'",
-                   (time.time(), error, job_id))])
+        self._tx(
+            [
+                (
+                    "UPDATE jobs SET state = 'error', finished = ?, error = ? WHERE id = ? AND state = 'running'",
+                    (time.time(), error, job_id),
+                )
+            ]
+        )
 
     def mark_recorded(self, ids: list[int]) -> None:
         self._tx([("UPDATE jobs SET recorded = 1 WHERE id = ?", (i,)) for i in ids])
@@ -196,19 +255,29 @@ class Journal:
 
     def received_since(self, student: str, ps: str, since: float) -> list[float]:
         with self._lock:
-            return [r[0] for r in self._db.execute(
-                "SELECT received FROM jobs WHERE student = ? AND ps = ? AND received >= ? AND state != 'refused' "
-                "ORDER BY received", (student, ps, since))]
+            return [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT received FROM jobs WHERE student = ? AND ps = ? AND received >= ? AND state != 'refused' "
+                    "ORDER BY received",
+                    (student, ps, since),
+                )
+            ]
 
     def students(self, ps: str) -> list[str]:
         with self._lock:
-            return [r[0] for r in self._db.execute(
-                "SELECT DISTINCT student FROM jobs WHERE ps = ? AND state = 'done' ORDER BY student", (ps,))]
+            return [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT DISTINCT student FROM jobs WHERE ps = ? AND state = 'done' ORDER BY student", (ps,)
+                )
+            ]
 
     def finished_since(self, since: float) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM jobs WHERE state = 'done' AND finished >= ?",
-                                    (since,)).fetchone()[0]
+            return self._db.execute(
+                "SELECT COUNT(*) FROM jobs WHERE state = 'done' AND finished >= ?", (since,)
+            ).fetchone()[0]
 
     def graded_counts(self) -> dict[int, int]:
         """job id -> how many results were written for it (the audit trail; 1 for every done job)."""

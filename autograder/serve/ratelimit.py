@@ -5,6 +5,7 @@ submissions, so a restart does not hand everyone a fresh allowance. Refused subm
 not counted. ``parse_rate("10/h")`` -> (10, 3600); ``0`` or ``none`` switches the limit off.
 Instructors are not limited (the app does not ask for them).
 """
+
 from __future__ import annotations
 
 import re
@@ -44,11 +45,15 @@ class RateLimiter:
         if len(times) < self.limit:
             return Verdict(True, used=len(times), limit=self.limit)
         oldest_counted = times[len(times) - self.limit]
-        return Verdict(False, retry_after=max(1.0, oldest_counted + self.window_s - now),
-                       used=len(times), limit=self.limit)
+        return Verdict(
+            False, retry_after=max(1.0, oldest_counted + self.window_s - now), used=len(times), limit=self.limit
+        )
 
     def describe(self) -> str:
         if self.limit <= 0:
             return "no limit"
-        return f"{self.limit} per {self.window_s / 3600:g} h" if self.window_s >= 3600 else \
-            f"{self.limit} per {self.window_s:g} s"
+        return (
+            f"{self.limit} per {self.window_s / 3600:g} h"
+            if self.window_s >= 3600
+            else f"{self.limit} per {self.window_s:g} s"
+        )

@@ -22,6 +22,7 @@
    the two students' distinctive fingerprints; flagged at ``THRESHOLD`` with at least
    ``MIN_SHARED`` fingerprints in common. Flagged pairs form clusters (connected components).
 """
+
 from __future__ import annotations
 
 import ast
@@ -67,6 +68,7 @@ class StudentCode:
 
 
 # ---------------------------------------------------------------- what the release hands out
+
 
 @dataclass(frozen=True)
 class Release:
@@ -139,7 +141,7 @@ def _pieces(cell: str) -> list[tuple[str, str]]:
     pieces, rest = [], []
     for node in body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        text = "".join(lines[first - 1:node.end_lineno])
+        text = "".join(lines[first - 1 : node.end_lineno])
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             pieces.append((f"{'class' if isinstance(node, ast.ClassDef) else 'def'} {node.name}", text))
         else:
@@ -174,6 +176,7 @@ def student_cells(notebook: Path, release: Release) -> list[tuple[str, str]]:
 
 # ---------------------------------------------------------------- fingerprints
 
+
 def kgram_hashes(tokens: tuple[int, ...]) -> np.ndarray:
     """A 64-bit polynomial hash of every K-token window. Not Python's ``hash()`` (what copydetect
     hashes with): that changes with PYTHONHASHSEED, and the same cohort must give the same report."""
@@ -183,7 +186,7 @@ def kgram_hashes(tokens: tuple[int, ...]) -> np.ndarray:
         return np.array([], dtype=np.int64)
     h = np.zeros(n, dtype=np.uint64)
     for j in range(K):  # wraps modulo 2**64, as intended
-        h = h * np.uint64(1_000_003) + codes[j:j + n]
+        h = h * np.uint64(1_000_003) + codes[j : j + n]
     return h.view(np.int64)
 
 
@@ -218,6 +221,7 @@ def fingerprint(student: str, units: list[Unit], boilerplate: frozenset[int]) ->
 
 
 # ---------------------------------------------------------------- pairs and clusters
+
 
 @dataclass(frozen=True)
 class Region:
@@ -279,8 +283,15 @@ def _regions(a: StudentCode, b: StudentCode, shared: set[int]) -> tuple[Region, 
     regions = []
     for ua, (ub, shared_hashes) in sorted(best.items()):  # in a's notebook order
         pos_a, pos_b = _matching_windows(a.units[ua], b.units[ub])
-        regions.append(Region(a.units[ua], _source_spans(a.units[ua], pos_a),
-                              b.units[ub], _source_spans(b.units[ub], pos_b), shared_hashes))
+        regions.append(
+            Region(
+                a.units[ua],
+                _source_spans(a.units[ua], pos_a),
+                b.units[ub],
+                _source_spans(b.units[ub], pos_b),
+                shared_hashes,
+            )
+        )
     return tuple(regions)
 
 
@@ -309,8 +320,14 @@ def _clusters(pairs: list[Pair]) -> list[list[str]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
 
 
-def compare(codes: list[StudentCode], *, threshold: float = THRESHOLD, min_shared: int = MIN_SHARED,
-            common_fraction: float = COMMON_FRACTION, min_common: int = MIN_COMMON) -> Comparison:
+def compare(
+    codes: list[StudentCode],
+    *,
+    threshold: float = THRESHOLD,
+    min_shared: int = MIN_SHARED,
+    common_fraction: float = COMMON_FRACTION,
+    min_common: int = MIN_COMMON,
+) -> Comparison:
     holders: dict[int, list[str]] = defaultdict(list)
     for code in codes:
         for h in code.fingerprints:
@@ -334,5 +351,6 @@ def compare(codes: list[StudentCode], *, threshold: float = THRESHOLD, min_share
     below.sort(key=lambda p: (-p.score, p.a, p.b))
     flagged[:MAX_DETAILED] = [  # the matching code, side by side, for the closest pairs
         Pair(**{**p.__dict__, "regions": _regions(by_name[p.a], by_name[p.b], distinctive[p.a] & distinctive[p.b])})
-        for p in flagged[:MAX_DETAILED]]
+        for p in flagged[:MAX_DETAILED]
+    ]
     return Comparison(flagged, _clusters(flagged), len(common), len(codes), threshold, below[:10])

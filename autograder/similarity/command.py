@@ -4,9 +4,10 @@ The notebooks are those `autograder grade` graded: each per-submission record na
 notebook (``OUT/submissions/<student>.json``, key ``notebook``; a zip's are unpacked under
 ``OUT/intake/``). ``--submissions DIR`` (with ``--id-pattern``/``--roster`` as for `grade`) finds
 them through the same intake instead: for an output folder graded before records named their
-notebook, or whose notebooks moved since. Writes ``OUT/similarity/index.html`` and ``OUT/similarity/summary.json``; the scores in
-``results.json`` are never touched.
+notebook, or whose notebooks moved since. Writes ``OUT/similarity/index.html`` and
+``OUT/similarity/summary.json``; the scores in ``results.json`` are never touched.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,21 +40,31 @@ def _records(out_dir: Path) -> dict[str, dict]:
     return records
 
 
-def _notebooks(assignment, records: dict[str, dict], submissions: Path | None, out_dir: Path,
-               intake_options: dict) -> dict[str, Path | str]:
+def _notebooks(
+    assignment, records: dict[str, dict], submissions: Path | None, out_dir: Path, intake_options: dict
+) -> dict[str, Path | str]:
     """student -> notebook path, or why there is none."""
     if submissions is not None:
         from autograder.intake import collect
 
         intake = collect(submissions, assignment, out_dir / "similarity" / "intake", **intake_options)
         return {s.student: s.notebook or s.problem for s in intake.submissions}
-    return {student: Path(rec["notebook"]) if rec.get("notebook") else
-            "its record names no notebook (graded before this version): pass --submissions DIR"
-            for student, rec in records.items()}
+    return {
+        student: Path(rec["notebook"])
+        if rec.get("notebook")
+        else "its record names no notebook (graded before this version): pass --submissions DIR"
+        for student, rec in records.items()
+    }
 
 
-def analyse(assignment, out_dir: Path, submissions: Path | None = None, *,
-            threshold: float = sc.THRESHOLD, intake_options: dict | None = None) -> Analysis:
+def analyse(
+    assignment,
+    out_dir: Path,
+    submissions: Path | None = None,
+    *,
+    threshold: float = sc.THRESHOLD,
+    intake_options: dict | None = None,
+) -> Analysis:
     from autograder.release import released_notebook
 
     records = _records(out_dir)
@@ -73,33 +84,48 @@ def analyse(assignment, out_dir: Path, submissions: Path | None = None, *,
         codes.append(sc.fingerprint(student, units, boilerplate))
     answers = {s: rec.get("personal_answers") or {} for s, rec in records.items()}
     available = any(answers.values()) or not personal_questions(assignment)
-    return Analysis(sc.compare(codes, threshold=threshold), check_personal(assignment, answers),
-                    available, unreadable)
+    return Analysis(sc.compare(codes, threshold=threshold), check_personal(assignment, answers), available, unreadable)
 
 
 def summary(analysis: Analysis) -> dict:
     c = analysis.comparison
     return {
-        "note": EVIDENCE_NOTE, "threshold": c.threshold, "students_compared": c.students,
+        "note": EVIDENCE_NOTE,
+        "threshold": c.threshold,
+        "students_compared": c.students,
         "pairs": [{"a": p.a, "b": p.b, "score": p.score, "shared": p.shared} for p in c.pairs],
         "clusters": c.clusters,
-        "personal": [{"student": f.student, "question": f.grade_id, "matches": list(f.matches)}
-                     for f in analysis.personal],
+        "personal": [
+            {"student": f.student, "question": f.grade_id, "matches": list(f.matches)} for f in analysis.personal
+        ],
         "not_compared": analysis.unreadable,
     }
 
 
-def write_similarity(assignment, out_dir: Path, submissions: Path | None = None, *,
-                     threshold: float = sc.THRESHOLD, intake_options: dict | None = None) -> tuple[Path, Analysis]:
+def write_similarity(
+    assignment,
+    out_dir: Path,
+    submissions: Path | None = None,
+    *,
+    threshold: float = sc.THRESHOLD,
+    intake_options: dict | None = None,
+) -> tuple[Path, Analysis]:
     from autograder.storage import write_json_atomic
 
     analysis = analyse(assignment, out_dir, submissions, threshold=threshold, intake_options=intake_options)
     folder = Path(out_dir) / "similarity"
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / "index.html"
-    page.write_text(render(assignment.name, analysis.comparison, analysis.personal,
-                           personal_available=analysis.personal_available,
-                           unreadable=analysis.unreadable), encoding="utf-8")
+    page.write_text(
+        render(
+            assignment.name,
+            analysis.comparison,
+            analysis.personal,
+            personal_available=analysis.personal_available,
+            unreadable=analysis.unreadable,
+        ),
+        encoding="utf-8",
+    )
     write_json_atomic(folder / "summary.json", summary(analysis))
     return page, analysis
 
@@ -115,14 +141,19 @@ def report_section(assignment, out_dir: Path) -> str:
     except (OSError, ValueError) as exc:
         return head + f'<p id="similarity-unavailable">Not computed: {e(str(exc))}</p>'
     c = analysis.comparison
-    lines = [f"{len(c.pairs)} pair(s) of students at or above similarity {c.threshold:.2f}"
-             + (f", in {len(c.clusters)} group(s)" if c.clusters else "") + ".",
-             f"{len(analysis.personal)} personal answer(s) fit another student's parameters."]
+    lines = [
+        f"{len(c.pairs)} pair(s) of students at or above similarity {c.threshold:.2f}"
+        + (f", in {len(c.clusters)} group(s)" if c.clusters else "")
+        + ".",
+        f"{len(analysis.personal)} personal answer(s) fit another student's parameters.",
+    ]
     items = [f"<li>{e(p.a)} – {e(p.b)}: {p.score:.2f}</li>" for p in c.pairs[:10]]
     items += [f"<li>{e(f.text())}</li>" for f in analysis.personal[:10]]
-    return (head + f'<p class="note">{e(EVIDENCE_NOTE)}</p><p id="similarity-summary">{e(" ".join(lines))} '
-            '<a href="../similarity/index.html">Full similarity report</a>.</p>'
-            + (f'<ul id="similarity-top">{"".join(items)}</ul>' if items else ""))
+    return (
+        head + f'<p class="note">{e(EVIDENCE_NOTE)}</p><p id="similarity-summary">{e(" ".join(lines))} '
+        '<a href="../similarity/index.html">Full similarity report</a>.</p>'
+        + (f'<ul id="similarity-top">{"".join(items)}</ul>' if items else "")
+    )
 
 
 def cmd_similarity(args) -> int:
@@ -136,15 +167,19 @@ def cmd_similarity(args) -> int:
         print(f"cannot read {out / 'results.json'}: {exc}", file=sys.stderr)
         return 2
     if results.get("assignment") != assignment.name:
-        print(f"{out / 'results.json'} is for {results.get('assignment')!r}, not {assignment.name!r}",
-              file=sys.stderr)
+        print(f"{out / 'results.json'} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
         return 2
     from autograder.intake import IntakeError
 
     submissions = Path(args.submissions) if args.submissions else None
     try:
-        page, analysis = write_similarity(assignment, out, submissions, threshold=args.threshold,
-                                          intake_options={"id_pattern": args.id_pattern, "roster": args.roster})
+        page, analysis = write_similarity(
+            assignment,
+            out,
+            submissions,
+            threshold=args.threshold,
+            intake_options={"id_pattern": args.id_pattern, "roster": args.roster},
+        )
     except IntakeError as exc:
         print(f"autograder similarity: {exc}", file=sys.stderr)
         return 2
@@ -162,14 +197,24 @@ def cmd_similarity(args) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("similarity", help="copying evidence for the instructor: similar code (pairs, groups) "
-                                          "and personal answers for another student's parameters (HTML)")
+    p = sub.add_parser(
+        "similarity",
+        help="copying evidence for the instructor: similar code (pairs, groups) "
+        "and personal answers for another student's parameters (HTML)",
+    )
     p.add_argument("problem_set", metavar="PS")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
-    p.add_argument("--submissions", metavar="SUBMISSIONS", help="find notebooks here, folder or LMS zip, "
-                                                                "as `grade` does (default: where the records say)")
+    p.add_argument(
+        "--submissions",
+        metavar="SUBMISSIONS",
+        help="find notebooks here, folder or LMS zip, as `grade` does (default: where the records say)",
+    )
     p.add_argument("--id-pattern", metavar="REGEX", help="with --submissions: as for `grade`")
     p.add_argument("--roster", metavar="CSV", help="with --submissions: as for `grade`")
-    p.add_argument("--threshold", type=float, default=sc.THRESHOLD,
-                   help=f"flag pairs at or above this score (default {sc.THRESHOLD})")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=sc.THRESHOLD,
+        help=f"flag pairs at or above this score (default {sc.THRESHOLD})",
+    )
     p.set_defaults(func=cmd_similarity)

@@ -9,6 +9,7 @@ classmate's parameters and for the release's example id — the id a notebook fa
 it runs outside JupyterHub. A student whose answer is wrong for their own parameters but right
 for a classmate's is flagged with that classmate's id.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,10 +58,11 @@ class PersonalFlag:
 
     def text(self) -> str:
         if self.example_id:
-            return (f"{self.student}: `{self.grade_id}` fits the parameters of the release's example id "
-                    f"'{EXAMPLE_STUDENT_ID}', not their own (the notebook ran outside JupyterHub?)")
-        return (f"{self.student}: `{self.grade_id}` fits the parameters of {', '.join(self.matches)}, "
-                f"not their own")
+            return (
+                f"{self.student}: `{self.grade_id}` fits the parameters of the release's example id "
+                f"'{EXAMPLE_STUDENT_ID}', not their own (the notebook ran outside JupyterHub?)"
+            )
+        return f"{self.student}: `{self.grade_id}` fits the parameters of {', '.join(self.matches)}, not their own"
 
 
 def _expected(question: Question, assignment: Assignment, student: str):

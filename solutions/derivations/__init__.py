@@ -5,6 +5,7 @@ return ``True``); numbers for grading come from evaluating them, never from typi
 ``tests/test_derivations.py`` checks each derivation — parameter counts against real torch
 modules, identities by exact symbolic simplification.
 """
+
 from solutions.derivations.symbols import evaluate
 
 __all__ = ["evaluate"]

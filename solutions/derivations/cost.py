@@ -6,14 +6,23 @@ width, d_k = d_v = d/h, so per-layer totals do not depend on h except the score 
 which has one T×n matrix per head. Queries have length T, keys/values length n (n = T for
 self-attention). Softmax, scaling and masking are elementwise and not counted here.
 """
+
 from __future__ import annotations
 
 import sympy
 
 from solutions.derivations.symbols import B, T, d, h
 
-__all__ = ["matmul_flops", "qk_flops", "weighted_sum_flops", "projection_flops",
-           "attention_flops", "score_elements", "score_bytes", "growth"]
+__all__ = [
+    "matmul_flops",
+    "qk_flops",
+    "weighted_sum_flops",
+    "projection_flops",
+    "attention_flops",
+    "score_elements",
+    "score_bytes",
+    "growth",
+]
 
 
 def matmul_flops(m, n, p) -> sympy.Expr:
@@ -42,8 +51,7 @@ def projection_flops(T=T, d=d, B=B, n=None) -> sympy.Expr:
 
 def attention_flops(T=T, d=d, h=h, B=B, n=None) -> sympy.Expr:
     """Projections + scores + weighted sum: 8BTd² + 4BT²d for self-attention."""
-    return sympy.expand(projection_flops(T, d, B, n) + qk_flops(T, d, h, B, n)
-                        + weighted_sum_flops(T, d, h, B, n))
+    return sympy.expand(projection_flops(T, d, B, n) + qk_flops(T, d, h, B, n) + weighted_sum_flops(T, d, h, B, n))
 
 
 def score_elements(T=T, h=h, B=B, n=None) -> sympy.Expr:

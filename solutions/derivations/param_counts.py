@@ -13,6 +13,7 @@ Conventions (the same as PyTorch's modules, which the tests count against):
   cross-attention + FFN + 3 LayerNorms. Pre-LN and Post-LN have the same count.
 * Sinusoidal positions and RoPE have no parameters; a learned table has P·d.
 """
+
 from __future__ import annotations
 
 import sympy
@@ -20,9 +21,21 @@ import sympy
 from solutions.derivations.symbols import L_dec, L_enc, V, V_src, V_tgt, d, d_ff, d_k, h
 
 __all__ = [
-    "linear", "mha", "mha_heads", "mha_pytorch", "ffn", "layer_norm", "embedding",
-    "encoder_layer", "decoder_layer", "encoder_decoder_terms", "encoder_decoder",
-    "bert", "gpt2", "transformer_base", "TRANSFORMER_BASE_ASSUMPTIONS",
+    "linear",
+    "mha",
+    "mha_heads",
+    "mha_pytorch",
+    "ffn",
+    "layer_norm",
+    "embedding",
+    "encoder_layer",
+    "decoder_layer",
+    "encoder_decoder_terms",
+    "encoder_decoder",
+    "bert",
+    "gpt2",
+    "transformer_base",
+    "TRANSFORMER_BASE_ASSUMPTIONS",
 ]
 
 One = sympy.Integer(1)
@@ -47,12 +60,12 @@ def mha_heads(d=d, h=h, d_k=d_k, d_v=None, *, bias: bool = True) -> sympy.Expr:
     keys) and d_v (values, default d_k). Q, K: d → h·d_k; V: d → h·d_v; output h·d_v → d.
     Reduces to :func:`mha` when h·d_k = h·d_v = d."""
     d_v = d_k if d_v is None else d_v
-    return sympy.expand(2 * linear(d, h * d_k, bias=bias) + linear(d, h * d_v, bias=bias)
-                        + linear(h * d_v, d, bias=bias))
+    return sympy.expand(
+        2 * linear(d, h * d_k, bias=bias) + linear(d, h * d_v, bias=bias) + linear(h * d_v, d, bias=bias)
+    )
 
 
-def mha_pytorch(d=d, kdim=None, vdim=None, *, bias: bool = True,
-                add_bias_kv: bool = False) -> sympy.Expr:
+def mha_pytorch(d=d, kdim=None, vdim=None, *, bias: bool = True, add_bias_kv: bool = False) -> sympy.Expr:
     """``nn.MultiheadAttention(d, h, bias=..., add_bias_kv=..., kdim=..., vdim=...)``:
     keys and values may come from inputs of width kdim / vdim (projected to d);
     ``add_bias_kv`` appends one learned key and one learned value row (2d)."""
@@ -85,14 +98,24 @@ def encoder_layer(d=d, d_ff=d_ff, *, bias: bool = True) -> sympy.Expr:
 def decoder_layer(d=d, d_ff=d_ff, *, bias: bool = True) -> sympy.Expr:
     """Masked self-attention + cross-attention + FFN + 3 LayerNorms —
     ``nn.TransformerDecoderLayer(d, h, d_ff, bias=)``."""
-    return sympy.expand(2 * mha(d, bias=bias) + ffn(d, d_ff, bias=bias)
-                        + 3 * layer_norm(d, bias=bias))
+    return sympy.expand(2 * mha(d, bias=bias) + ffn(d, d_ff, bias=bias) + 3 * layer_norm(d, bias=bias))
 
 
-def encoder_decoder_terms(d=d, d_ff=d_ff, L_enc=L_enc, L_dec=L_dec, V_src=V_src, V_tgt=V_tgt, *,
-                          bias: bool = True, shared_embeddings: bool = False,
-                          tie_output: bool = True, output_bias: bool = False,
-                          learned_positions=None, final_norms: bool = True) -> dict[str, sympy.Expr]:
+def encoder_decoder_terms(
+    d=d,
+    d_ff=d_ff,
+    L_enc=L_enc,
+    L_dec=L_dec,
+    V_src=V_src,
+    V_tgt=V_tgt,
+    *,
+    bias: bool = True,
+    shared_embeddings: bool = False,
+    tie_output: bool = True,
+    output_bias: bool = False,
+    learned_positions=None,
+    final_norms: bool = True,
+) -> dict[str, sympy.Expr]:
     """Every parameter group of an encoder-decoder Transformer, by name.
 
     * ``shared_embeddings``: source and target use one table (one vocabulary; V_src is used
@@ -123,8 +146,7 @@ def encoder_decoder(*args, **kwargs) -> sympy.Expr:
     return sympy.expand(sum(encoder_decoder_terms(*args, **kwargs).values()))
 
 
-def bert(V=30522, P=512, token_types=2, L=12, d=768, d_ff=3072, *,
-         pooler: bool = True) -> sympy.Expr:
+def bert(V=30522, P=512, token_types=2, L=12, d=768, d_ff=3072, *, pooler: bool = True) -> sympy.Expr:
     """BERT's encoder (``BertModel``), without the pre-training heads.
 
     Embeddings: token V·d + learned positions P·d + token types·d, then a LayerNorm (2d);
@@ -163,5 +185,16 @@ final LayerNorms gives 63,084,544; untying the output projection would add 18,94
 
 def transformer_base(*, final_norms: bool = False, V=37000) -> sympy.Expr:
     """Parameter count of the base Transformer; see ``TRANSFORMER_BASE_ASSUMPTIONS``."""
-    return encoder_decoder(512, 2048, 6, 6, V, V, shared_embeddings=True, tie_output=True,
-                           output_bias=False, learned_positions=None, final_norms=final_norms)
+    return encoder_decoder(
+        512,
+        2048,
+        6,
+        6,
+        V,
+        V,
+        shared_embeddings=True,
+        tie_output=True,
+        output_bias=False,
+        learned_positions=None,
+        final_norms=final_norms,
+    )

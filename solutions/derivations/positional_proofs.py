@@ -11,14 +11,24 @@ PS4 ALiBi). Every ``prove_*`` returns True when the identity simplifies to zero 
 * ALiBi (PS4): m·(j − i) − m·j = −m·i is constant along a query's row, and softmax is
   invariant to adding a constant to a row, so the bias m·j gives the same weights.
 """
+
 from __future__ import annotations
 
 import sympy
 
-__all__ = ["rotation", "rope_block_matrix", "shift_block", "prove_sinusoidal_shift",
-           "prove_rotation_orthogonal", "prove_rope_relative", "prove_rope_scores_relative",
-           "prove_rope_conventions_permutation", "prove_theta_decreasing", "alibi_row_difference",
-           "prove_alibi_shift_invariance"]
+__all__ = [
+    "rotation",
+    "rope_block_matrix",
+    "shift_block",
+    "prove_sinusoidal_shift",
+    "prove_rotation_orthogonal",
+    "prove_rope_relative",
+    "prove_rope_scores_relative",
+    "prove_rope_conventions_permutation",
+    "prove_theta_decreasing",
+    "alibi_row_difference",
+    "prove_alibi_shift_invariance",
+]
 
 p, k, m, n, i, j = sympy.symbols("p k m n i j", real=True)
 omega, theta, slope = sympy.symbols("omega theta slope", positive=True)
@@ -97,8 +107,7 @@ def prove_theta_decreasing() -> bool:
     ii = sympy.Symbol("i", positive=True, integer=True)
     th = lambda t: base ** (-2 * (t - 1) / d)  # noqa: E731
     ratio = sympy.simplify(th(ii + 1) / th(ii))
-    return sympy.simplify(ratio - base ** (-2 / d)) == 0 and \
-        bool(sympy.Gt(1, ratio.subs({base: 100, d: 4})))
+    return sympy.simplify(ratio - base ** (-2 / d)) == 0 and bool(sympy.Gt(1, ratio.subs({base: 100, d: 4})))
 
 
 # ------------------------------------------------------------------ ALiBi (PS4)

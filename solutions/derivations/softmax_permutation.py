@@ -11,15 +11,23 @@ pooled output (e.g. the sum of the rows) stays the same.
 
 The proofs below are exact: entries are symbols, and the differences simplify to zero.
 """
+
 from __future__ import annotations
 
 from itertools import permutations
 
 import sympy
 
-__all__ = ["generic_matrix", "row_softmax", "permutation_matrices", "softmax_commutes",
-           "prove_softmax_permutation", "self_attention", "prove_self_attention_equivariance",
-           "reordering_changes_output"]
+__all__ = [
+    "generic_matrix",
+    "row_softmax",
+    "permutation_matrices",
+    "softmax_commutes",
+    "prove_softmax_permutation",
+    "self_attention",
+    "prove_self_attention_equivariance",
+    "reordering_changes_output",
+]
 
 
 def generic_matrix(rows: int, cols: int | None = None, name: str = "a") -> sympy.Matrix:
@@ -64,24 +72,21 @@ def prove_softmax_permutation(size: int = 3) -> bool:
     return all(softmax_commutes(P, A) for P in permutation_matrices(size))
 
 
-def self_attention(X: sympy.Matrix, W_Q: sympy.Matrix, W_K: sympy.Matrix,
-                   W_V: sympy.Matrix) -> sympy.Matrix:
+def self_attention(X: sympy.Matrix, W_Q: sympy.Matrix, W_K: sympy.Matrix, W_V: sympy.Matrix) -> sympy.Matrix:
     """One head, no scaling, no positions: softmax_rows(X W_Q (X W_K)ᵀ) · X W_V."""
     return row_softmax(X * W_Q * (X * W_K).T) * (X * W_V)
 
 
 def _attention_symbols(tokens: int, width: int):
     X = generic_matrix(tokens, width, "x")
-    return X, generic_matrix(width, width, "q"), generic_matrix(width, width, "k"), \
-        generic_matrix(width, width, "v")
+    return X, generic_matrix(width, width, "q"), generic_matrix(width, width, "k"), generic_matrix(width, width, "v")
 
 
 def prove_self_attention_equivariance(tokens: int = 3, width: int = 2) -> bool:
     """Y(P·X) = P·Y(X) for generic X (tokens×width), generic weights and every permutation."""
     X, W_Q, W_K, W_V = _attention_symbols(tokens, width)
     Y = self_attention(X, W_Q, W_K, W_V)
-    return all(_is_zero(self_attention(P * X, W_Q, W_K, W_V) - P * Y)
-               for P in permutation_matrices(tokens))
+    return all(_is_zero(self_attention(P * X, W_Q, W_K, W_V) - P * Y) for P in permutation_matrices(tokens))
 
 
 def reordering_changes_output(tokens: int = 3, width: int = 2, seed: int = 0) -> bool:
@@ -92,8 +97,7 @@ def reordering_changes_output(tokens: int = 3, width: int = 2, seed: int = 0) ->
 
     rng = random.Random(seed)
     X, W_Q, W_K, W_V = _attention_symbols(tokens, width)
-    point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5))
-             for M in (X, W_Q, W_K, W_V) for s in M}
+    point = {s: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for M in (X, W_Q, W_K, W_V) for s in M}
     Xn, Qn, Kn, Vn = (M.xreplace(point) for M in (X, W_Q, W_K, W_V))
     Y = self_attention(Xn, Qn, Kn, Vn)
     ones = sympy.ones(1, tokens)

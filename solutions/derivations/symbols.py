@@ -4,6 +4,7 @@ All sizes are positive integers, so SymPy may use that when simplifying. A refer
 built here and a student's formula parsed by ``autograder.judging.symbolic`` are matched by
 symbol *name*, so the assumptions attached here never have to agree with the parser's.
 """
+
 from __future__ import annotations
 
 from numbers import Number
@@ -12,27 +13,27 @@ import sympy
 
 _size = dict(positive=True, integer=True)
 
-d = sympy.Symbol("d", **_size)          # d_model
-h = sympy.Symbol("h", **_size)          # number of heads
-d_k = sympy.Symbol("d_k", **_size)      # width of one head's queries/keys
-d_v = sympy.Symbol("d_v", **_size)      # width of one head's values
-d_ff = sympy.Symbol("d_ff", **_size)    # hidden width of the feed-forward block
-V = sympy.Symbol("V", **_size)          # vocabulary size (shared, or the only one)
+d = sympy.Symbol("d", **_size)  # d_model
+h = sympy.Symbol("h", **_size)  # number of heads
+d_k = sympy.Symbol("d_k", **_size)  # width of one head's queries/keys
+d_v = sympy.Symbol("d_v", **_size)  # width of one head's values
+d_ff = sympy.Symbol("d_ff", **_size)  # hidden width of the feed-forward block
+V = sympy.Symbol("V", **_size)  # vocabulary size (shared, or the only one)
 V_src = sympy.Symbol("V_src", **_size)  # source vocabulary
 V_tgt = sympy.Symbol("V_tgt", **_size)  # target vocabulary
-T = sympy.Symbol("T", **_size)          # sequence length (queries)
-n = sympy.Symbol("n", **_size)          # second sequence length (keys), e.g. cross-attention
-B = sympy.Symbol("B", **_size)          # batch size
-L = sympy.Symbol("L", **_size)          # number of layers of a single stack
+T = sympy.Symbol("T", **_size)  # sequence length (queries)
+n = sympy.Symbol("n", **_size)  # second sequence length (keys), e.g. cross-attention
+B = sympy.Symbol("B", **_size)  # batch size
+L = sympy.Symbol("L", **_size)  # number of layers of a single stack
 L_enc = sympy.Symbol("L_enc", **_size)  # encoder layers
 L_dec = sympy.Symbol("L_dec", **_size)  # decoder layers
-P = sympy.Symbol("P", **_size)          # rows of a learned positional table (max length)
+P = sympy.Symbol("P", **_size)  # rows of a learned positional table (max length)
 
-m = sympy.Symbol("m", integer=True)     # a position (RoPE, sinusoidal)
-k = sympy.Symbol("k", integer=True)     # an offset between positions
+m = sympy.Symbol("m", integer=True)  # a position (RoPE, sinusoidal)
+k = sympy.Symbol("k", integer=True)  # an offset between positions
 i = sympy.Symbol("i", positive=True, integer=True)  # 1-based index of a 2-D pair (RoPE)
-base = sympy.Symbol("base", positive=True)           # 10000 in the papers, 100 in the homework
-theta = sympy.Symbol("theta", real=True)             # one rotation frequency
+base = sympy.Symbol("base", positive=True)  # 10000 in the papers, 100 in the homework
+theta = sympy.Symbol("theta", real=True)  # one rotation frequency
 
 
 def evaluate(expr, **values) -> int | float:

@@ -1,5 +1,6 @@
 """The three toy tasks of document 001 (copy, 3-digit addition, expression → parse tree),
 trained with the reference encoder-decoder from ``solutions/model.py``."""
+
 from __future__ import annotations
 
 import time
@@ -15,7 +16,7 @@ def train_task(name: str, seconds_budget: float = 120, seed: int = 0, device="cp
     dict(accuracy=exact match on the held-out test set, seconds=..., steps=..., losses=..., model=...)."""
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; one of {sorted(TASKS)}")
-    start = time.perf_counter()   # building the data counts against the budget too
+    start = time.perf_counter()  # building the data counts against the budget too
     return train(TASKS[name](seed), seconds_budget=seconds_budget, seed=seed, device=device, start=start, **kw)
 
 

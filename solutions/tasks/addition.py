@@ -12,6 +12,7 @@ reaches ≥ 99 % exact match within 120 s on a 2-core CPU: the chapter's model n
 batch 128 (its own log), about ten minutes there. Sinusoidal positions learn the same
 task markedly slower at this size.
 """
+
 from __future__ import annotations
 
 import torch
@@ -43,8 +44,17 @@ CHAPTER = dict(d_model=256, n_heads=4, n_layers=3, d_ff=512)
 
 
 def config(**overrides) -> TransformerConfig:
-    base = dict(vocab_size=VOCAB, d_model=64, n_heads=4, n_layers=2, d_ff=256, max_len=16, pos="learned",
-                norm_first=True, pad_id=None)
+    base = dict(
+        vocab_size=VOCAB,
+        d_model=64,
+        n_heads=4,
+        n_layers=2,
+        d_ff=256,
+        max_len=16,
+        pos="learned",
+        norm_first=True,
+        pad_id=None,
+    )
     return TransformerConfig(**{**base, **overrides})
 
 
@@ -65,6 +75,17 @@ def task(seed: int = 0) -> Task:
         keep = ~held_out[a * 1000 + b]
         return encode(a[keep][:n], b[keep][:n])
 
-    return Task("addition", config(), bos_id=BOS, eos_id=None, pad_id=None, max_new_tokens=DIGITS + 1,
-                train_batch=train_batch, test_set=encode(a_test, b_test), batch_size=64, lr=3e-3, warmup=100,
-                steps=3000)
+    return Task(
+        "addition",
+        config(),
+        bos_id=BOS,
+        eos_id=None,
+        pad_id=None,
+        max_new_tokens=DIGITS + 1,
+        train_batch=train_batch,
+        test_set=encode(a_test, b_test),
+        batch_size=64,
+        lr=3e-3,
+        warmup=100,
+        steps=3000,
+    )

@@ -4,6 +4,7 @@ Tokens 1 … 19 are the symbols, 0 is BOS (document 001's vocabulary of 20 leave
 sequences have length 20, so there is no padding and no EOS. Model as in the chapter:
 d_model 64, 2 + 2 layers, 2 heads, FFN 128, sinusoidal positions, Pre-LN.
 """
+
 from __future__ import annotations
 
 import torch
@@ -21,12 +22,32 @@ def make_data(n: int, generator: torch.Generator, length: int = LENGTH):
 
 
 def config() -> TransformerConfig:
-    return TransformerConfig(vocab_size=VOCAB, d_model=64, n_heads=2, n_layers=2, d_ff=128,
-                             max_len=LENGTH + 1, pos="sinusoidal", norm_first=True, pad_id=None)
+    return TransformerConfig(
+        vocab_size=VOCAB,
+        d_model=64,
+        n_heads=2,
+        n_layers=2,
+        d_ff=128,
+        max_len=LENGTH + 1,
+        pos="sinusoidal",
+        norm_first=True,
+        pad_id=None,
+    )
 
 
 def task(seed: int = 0) -> Task:
     # 19^20 ≈ 4e25 sequences: a random test set of 1000 overlaps training with probability ~0
     test = make_data(1000, torch.Generator().manual_seed(10_000 + seed))
-    return Task("copy", config(), bos_id=BOS, eos_id=None, pad_id=None, max_new_tokens=LENGTH,
-                train_batch=make_data, test_set=test, batch_size=64, lr=2e-3, warmup=50)
+    return Task(
+        "copy",
+        config(),
+        bos_id=BOS,
+        eos_id=None,
+        pad_id=None,
+        max_new_tokens=LENGTH,
+        train_batch=make_data,
+        test_set=test,
+        batch_size=64,
+        lr=2e-3,
+        warmup=50,
+    )

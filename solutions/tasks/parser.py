@@ -12,6 +12,7 @@ back to str(d). (The chapter's printed "additional tests" come out shifted by on
 Test set: 10 % of all expressions of each length, never drawn for training.
 Model as in the chapter: d_model 128, 3 + 3 layers, 4 heads, FFN 512.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -91,7 +92,7 @@ def tensors(exprs: list[str], max_ops: int):
     for i, e in enumerate(exprs):
         s = encode(list(e))
         t = [BOS] + encode(linearise(parse_to_tree(e))) + [EOS]
-        src[i, :len(s)], tgt[i, :len(t)] = torch.tensor(s), torch.tensor(t)
+        src[i, : len(s)], tgt[i, : len(t)] = torch.tensor(s), torch.tensor(t)
     return src, tgt
 
 
@@ -107,7 +108,7 @@ def task(seed: int = 0, max_ops: int = 2) -> Task:
         families.append((src[train_idx], tgt[train_idx]))
 
     def train_batch(n: int, generator: torch.Generator):
-        fam = torch.randint(0, len(families), (n,), generator=generator)   # operator count uniform
+        fam = torch.randint(0, len(families), (n,), generator=generator)  # operator count uniform
         src = torch.empty(n, families[0][0].shape[1], dtype=torch.long)
         tgt = torch.empty(n, families[0][1].shape[1], dtype=torch.long)
         for f, (fs, ft) in enumerate(families):
@@ -117,7 +118,27 @@ def task(seed: int = 0, max_ops: int = 2) -> Task:
         return src, tgt
 
     test = tuple(torch.cat(parts) for parts in zip(*test_parts))
-    cfg = TransformerConfig(vocab_size=len(TOKENS), d_model=128, n_heads=4, n_layers=3, d_ff=512, max_len=16,
-                            pos="sinusoidal", norm_first=True, pad_id=PAD)
-    return Task("parser", cfg, bos_id=BOS, eos_id=EOS, pad_id=PAD, max_new_tokens=test[1].shape[1] - 1,
-                train_batch=train_batch, test_set=test, batch_size=128, lr=1e-3, warmup=50)
+    cfg = TransformerConfig(
+        vocab_size=len(TOKENS),
+        d_model=128,
+        n_heads=4,
+        n_layers=3,
+        d_ff=512,
+        max_len=16,
+        pos="sinusoidal",
+        norm_first=True,
+        pad_id=PAD,
+    )
+    return Task(
+        "parser",
+        cfg,
+        bos_id=BOS,
+        eos_id=EOS,
+        pad_id=PAD,
+        max_new_tokens=test[1].shape[1] - 1,
+        train_batch=train_batch,
+        test_set=test,
+        batch_size=128,
+        lr=1e-3,
+        warmup=50,
+    )

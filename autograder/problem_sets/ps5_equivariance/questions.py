@@ -5,6 +5,7 @@ functions (sent as source, compiled there): the expected verdict for each functi
 the reference tester in ``solutions/equivariance.py``. Document 000 (Q5.4) claims the output
 "stays the same" for a reordered input; that is the invariance misconception, answer "A" below.
 """
+
 import numpy as np
 
 from autograder.judging.compare import Exact
@@ -14,7 +15,7 @@ from solutions.equivariance import is_permutation_equivariant, is_permutation_in
 from .weak_testers import EXTRA_MUTANTS  # noqa: F401 - the self-test's mutation analysis reads it
 
 # One self-contained single-head attention with fixed weights, shared by the subject functions.
-_ATTENTION = '''
+_ATTENTION = """
 def _attention(X, positions=None, causal=False, rope=False, queries=None):
     g = torch.Generator().manual_seed(1234)
     d = X.shape[-1]
@@ -43,7 +44,7 @@ def _attention(X, positions=None, causal=False, rope=False, queries=None):
         t = scores.shape[-1]
         scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
     return torch.softmax(scores, -1) @ v
-'''
+"""
 
 
 def subject(name: str, body: str) -> FunctionSource:
@@ -59,45 +60,52 @@ SUBJECTS = {
     "mean_pooled": subject("mean_pooled", "    return _attention(X).mean(-2, keepdim=True)\n"),
     "cross_attention_fixed_queries": subject(
         "cross_attention_fixed_queries",
-        "    return _attention(X, queries=lambda d: torch.linspace(-1, 1, 3 * d).reshape(3, d))\n"),
+        "    return _attention(X, queries=lambda d: torch.linspace(-1, 1, 3 * d).reshape(3, d))\n",
+    ),
     # adversarial: equivariant except that token 0 gets a small extra term
     "first_token_special": subject(
         "first_token_special",
-        "    y = _attention(X).clone()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n"),
+        "    y = _attention(X).clone()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n",
+    ),
     # Each of the following defeats one classic weak tester (weak_testers.py):
     # a swap of the first two tokens never moves the last one,
     "last_token_special": subject(
         "last_token_special",
-        "    y = _attention(X).clone()\n    y[..., -1, :] = y[..., -1, :] + 0.5 * X[..., -1, :]\n    return y\n"),
+        "    y = _attention(X).clone()\n    y[..., -1, :] = y[..., -1, :] + 0.5 * X[..., -1, :]\n    return y\n",
+    ),
     # a reversal maps position i to T-1-i, where this position weight is the same,
     "reversal_symmetric_position": subject(
         "reversal_symmetric_position",
         "    t = X.shape[-2]\n    w = (torch.arange(t).float() - (t - 1) / 2).abs()\n"
-        "    return _attention(X) + 0.5 * w[:, None] * X\n"),
+        "    return _attention(X) + 0.5 * w[:, None] * X\n",
+    ),
     # cyclic shifts keep every token's successor,
-    "circular_neighbour": subject(
-        "circular_neighbour", "    return X + 0.5 * torch.roll(X, -1, dims=-2)\n"),
+    "circular_neighbour": subject("circular_neighbour", "    return X + 0.5 * torch.roll(X, -1, dims=-2)\n"),
     # reversals and cyclic shifts together (the dihedral group) keep every token's pair of
     # neighbours,
     "circular_both_neighbours": subject(
-        "circular_both_neighbours",
-        "    return X + 0.5 * (torch.roll(X, 1, dims=-2) + torch.roll(X, -1, dims=-2))\n"),
+        "circular_both_neighbours", "    return X + 0.5 * (torch.roll(X, 1, dims=-2) + torch.roll(X, -1, dims=-2))\n"
+    ),
     # sorted rows: the same multiset of rows for every order (invariant, not equivariant),
     "sorted_rows": subject(
-        "sorted_rows", "    y = _attention(X)\n    return y[..., torch.argsort(y[..., 0], dim=-1), :]\n"),
+        "sorted_rows", "    y = _attention(X)\n    return y[..., torch.argsort(y[..., 0], dim=-1), :]\n"
+    ),
     # and, for invariance testers: a symmetric weighting survives the reversal,
     "symmetric_weighted_pool": subject(
         "symmetric_weighted_pool",
         "    t = X.shape[-2]\n    w = 1 + (torch.arange(t).float() - (t - 1) / 2).abs()\n"
-        "    return (w[:, None] * X).sum(-2, keepdim=True)\n"),
+        "    return (w[:, None] * X).sum(-2, keepdim=True)\n",
+    ),
     # products of neighbours (cyclically) survive the cyclic shifts,
     "circular_pair_pool": subject(
-        "circular_pair_pool", "    return (X * torch.roll(X, -1, dims=-2)).sum(-2, keepdim=True)\n"),
+        "circular_pair_pool", "    return (X * torch.roll(X, -1, dims=-2)).sum(-2, keepdim=True)\n"
+    ),
     # the last token alone survives a swap of the first two,
     "last_token_readout": subject("last_token_readout", "    return X[..., -1:, :].clone()\n"),
     # and a pooled output nudged by token 0 passes a loose tolerance.
     "nearly_invariant_pool": subject(
-        "nearly_invariant_pool", "    return _attention(X).mean(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n"),
+        "nearly_invariant_pool", "    return _attention(X).mean(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n"
+    ),
 }
 
 
@@ -110,11 +118,14 @@ def tester_probes(rng: np.random.Generator) -> list[Probe]:
     probes = [Probe((fn, _tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
     # the same functions on another length: a tester must not depend on T
     t2 = int(rng.integers(6, 10))
-    return probes + [Probe((SUBJECTS[name], _tokens(rng, t2)), f"{name}, T = {t2}")
-                     for name in ("attention_no_position", "first_token_special", "mean_pooled")]
+    return probes + [
+        Probe((SUBJECTS[name], _tokens(rng, t2)), f"{name}, T = {t2}")
+        for name in ("attention_no_position", "first_token_special", "mean_pooled")
+    ]
 
 
 # ---- known-wrong testers
+
 
 def _same_after(f, X, p_in, p_out):
     import torch
@@ -123,6 +134,7 @@ def _same_after(f, X, p_in, p_out):
     if y.shape[-2] != X.shape[-2] or out.shape != y.shape:
         return False
     return bool(torch.allclose(out, y[..., p_out, :], atol=1e-5))
+
 
 def tests_invariance_instead(f, X):
     return is_permutation_invariant(f, X)
@@ -176,27 +188,46 @@ ASSIGNMENT = Assignment(
             points=4,
             reference=equivariance_reference,
             probes=tester_probes,
-            visible=[Probe((SUBJECTS["attention_no_position"], _tokens(np.random.default_rng(5), 5)),
-                           "attention without positions", note="Attention without positional information."),
-                     Probe((SUBJECTS["attention_causal"], _tokens(np.random.default_rng(6), 5)),
-                           "attention with a causal mask", note="The same attention with a causal mask.")],
+            visible=[
+                Probe(
+                    (SUBJECTS["attention_no_position"], _tokens(np.random.default_rng(5), 5)),
+                    "attention without positions",
+                    note="Attention without positional information.",
+                ),
+                Probe(
+                    (SUBJECTS["attention_causal"], _tokens(np.random.default_rng(6), 5)),
+                    "attention with a causal mask",
+                    note="The same attention with a causal mask.",
+                ),
+            ],
             compare=Exact(),
             misconceptions=(
-                Misconception("tests_invariance",
-                              "Your tester checks f(PX) = f(X) — invariance. Equivariance is "
-                              "f(PX) = P·f(X): permute the output rows the same way before comparing.",
-                              tests_invariance_instead),
-                Misconception("no_real_permutation",
-                              "Your tester says every function is equivariant: it never compares f on a "
-                              "really permuted input with the permuted output.", always_true),
-                Misconception("one_permutation_is_not_enough",
-                              "Your tester called a function equivariant that is not: it departs from "
-                              "equivariance only slightly, at one token. Either your permutations never move "
-                              "that token (try several, including ones that move every position), or your "
-                              "tolerance is too loose (compare with a tight atol such as 1e-5).", only_swaps_the_last_two),
-                Misconception("inverse_permutation",
-                              "Permute the output with the same permutation P as the input "
-                              "(y[p], not y[argsort(p)]): f(X[p]) should equal f(X)[p].", inverse_permutation),
+                Misconception(
+                    "tests_invariance",
+                    "Your tester checks f(PX) = f(X) — invariance. Equivariance is "
+                    "f(PX) = P·f(X): permute the output rows the same way before comparing.",
+                    tests_invariance_instead,
+                ),
+                Misconception(
+                    "no_real_permutation",
+                    "Your tester says every function is equivariant: it never compares f on a "
+                    "really permuted input with the permuted output.",
+                    always_true,
+                ),
+                Misconception(
+                    "one_permutation_is_not_enough",
+                    "Your tester called a function equivariant that is not: it departs from "
+                    "equivariance only slightly, at one token. Either your permutations never move "
+                    "that token (try several, including ones that move every position), or your "
+                    "tolerance is too loose (compare with a tight atol such as 1e-5).",
+                    only_swaps_the_last_two,
+                ),
+                Misconception(
+                    "inverse_permutation",
+                    "Permute the output with the same permutation P as the input "
+                    "(y[p], not y[argsort(p)]): f(X[p]) should equal f(X)[p].",
+                    inverse_permutation,
+                ),
             ),
         ),
         Question(
@@ -206,16 +237,27 @@ ASSIGNMENT = Assignment(
             points=2,
             reference=invariance_reference,
             probes=tester_probes,
-            visible=[Probe((SUBJECTS["mean_pooled"], _tokens(np.random.default_rng(7), 5)),
-                           "mean-pooled attention", note="Mean-pooled attention output.")],
+            visible=[
+                Probe(
+                    (SUBJECTS["mean_pooled"], _tokens(np.random.default_rng(7), 5)),
+                    "mean-pooled attention",
+                    note="Mean-pooled attention output.",
+                )
+            ],
             compare=Exact(),
             misconceptions=(
-                Misconception("tests_equivariance",
-                              "Invariance means the output does not change at all: f(PX) = f(X). "
-                              "Your tester checks equivariance, f(PX) = P·f(X).", tests_equivariance_instead),
-                Misconception("no_real_permutation",
-                              "Your tester says every function is invariant: compare f on a permuted "
-                              "input with f on the original.", invariance_always_true),
+                Misconception(
+                    "tests_equivariance",
+                    "Invariance means the output does not change at all: f(PX) = f(X). "
+                    "Your tester checks equivariance, f(PX) = P·f(X).",
+                    tests_equivariance_instead,
+                ),
+                Misconception(
+                    "no_real_permutation",
+                    "Your tester says every function is invariant: compare f on a permuted "
+                    "input with f on the original.",
+                    invariance_always_true,
+                ),
             ),
         ),
         Question(
@@ -227,14 +269,18 @@ ASSIGNMENT = Assignment(
             reference=lambda: MULTIPLE_CHOICE,
             compare=Exact(),
             misconceptions=(
-                Misconception("invariance_claim",
-                              "A permuted input permutes the output: Y(PX) = P·Y(X) — equivariance, not "
-                              "invariance. Only a pooled output (e.g. the mean over tokens) stays the same.",
-                              lambda: "A"),
-                Misconception("arbitrary_change",
-                              "Without positional information nothing in attention depends on the order: "
-                              "the output rows move with their tokens, they do not change arbitrarily.",
-                              lambda: "C"),
+                Misconception(
+                    "invariance_claim",
+                    "A permuted input permutes the output: Y(PX) = P·Y(X) — equivariance, not "
+                    "invariance. Only a pooled output (e.g. the mean over tokens) stays the same.",
+                    lambda: "A",
+                ),
+                Misconception(
+                    "arbitrary_change",
+                    "Without positional information nothing in attention depends on the order: "
+                    "the output rows move with their tokens, they do not change arbitrarily.",
+                    lambda: "C",
+                ),
             ),
         ),
     ],

@@ -1,6 +1,7 @@
 """PS5 — the classic weak testers, as mutants the hidden probes must kill (the self-test's
 mutation analysis runs them like a student's answer). Each one is caught by a subject
 function in ``questions.SUBJECTS`` built to defeat it."""
+
 import torch
 
 
@@ -53,6 +54,7 @@ def equivariance_tester(permutations, same=_equal, atol=1e-5):
         if y.shape[-2:-1] != X.shape[-2:-1]:
             return False
         return all(same(f(X[..., p, :]), y[..., p, :], atol) for p in permutations(X.shape[-2]))
+
     return tester
 
 
@@ -61,18 +63,20 @@ def invariance_tester(permutations, same=_equal, atol=1e-5):
         X = torch.as_tensor(X)
         y = f(X)
         return all(same(f(X[..., p, :]), y, atol) for p in permutations(X.shape[-2]))
+
     return tester
 
 
 def _family(make):
-    return {"weak tester: one permutation (a shift by one)": make(_shift_by_one),
-            "weak tester: the reversal only": make(_reversal),
-            "weak tester: one swap (the first two tokens)": make(_swap_first_two),
-            "weak tester: cyclic shifts only": make(_cyclic_shifts),
-            "weak tester: cyclic shifts and the reversal (the dihedral group)": make(_dihedral),
-            "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
-            "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2)}
+    return {
+        "weak tester: one permutation (a shift by one)": make(_shift_by_one),
+        "weak tester: the reversal only": make(_reversal),
+        "weak tester: one swap (the first two tokens)": make(_swap_first_two),
+        "weak tester: cyclic shifts only": make(_cyclic_shifts),
+        "weak tester: cyclic shifts and the reversal (the dihedral group)": make(_dihedral),
+        "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
+        "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2),
+    }
 
 
-EXTRA_MUTANTS = {"equivariance_tester": _family(equivariance_tester),
-                 "invariance_tester": _family(invariance_tester)}
+EXTRA_MUTANTS = {"equivariance_tester": _family(equivariance_tester), "invariance_tester": _family(invariance_tester)}

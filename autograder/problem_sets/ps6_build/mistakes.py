@@ -1,5 +1,6 @@
 """PS6 — known-wrong answers. Each reproduces one misconception exactly, so a student's output
 that matches it earns that misconception's feedback (and the self-test proves it is rejected)."""
+
 import math
 
 import torch
@@ -7,8 +8,8 @@ import torch.nn.functional as F
 
 from . import reference as ref
 
-
 # ---- layer_norm
+
 
 def ln_std_plus_eps(x, gamma, beta, eps):
     """Document 001's LayerNorm: (x − mean) / (std + eps), std the biased one."""
@@ -34,6 +35,7 @@ def ln_no_affine(x, gamma, beta, eps):
 
 # ---- feed_forward
 
+
 def ffn_no_activation(x, w1, b1, w2, b2):
     return F.linear(F.linear(x, w1, b1), w2, b2)
 
@@ -48,20 +50,38 @@ def ffn_relu_on_output(x, w1, b1, w2, b2):
 
 # ---- multi_head_attention
 
+
 def _heads(x, h):
     b, t, d = x.shape
     return x.view(b, t, h, d // h).transpose(1, 2)
 
 
-def _mha(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask, *, split=True, merge="right",
-         project=True, scale_by="head"):
+def _mha(
+    x_q,
+    x_kv,
+    w_q,
+    b_q,
+    w_k,
+    b_k,
+    w_v,
+    b_v,
+    w_o,
+    b_o,
+    n_heads,
+    mask,
+    *,
+    split=True,
+    merge="right",
+    project=True,
+    scale_by="head",
+):
     h = n_heads if split else 1
     q, k, v = (_heads(F.linear(x, w, b), h) for x, w, b in ((x_q, w_q, b_q), (x_kv, w_k, b_k), (x_kv, w_v, b_v)))
     d_scale = q.shape[-1] if scale_by == "head" else x_q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / d_scale ** 0.5
+    scores = q @ k.transpose(-2, -1) / d_scale**0.5
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
-    out = torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v           # (B, h, T, d_head)
+    out = torch.nan_to_num(torch.softmax(scores, -1), nan=0.0) @ v  # (B, h, T, d_head)
     b, _, t, _ = out.shape
     out = out.transpose(1, 2).reshape(b, t, -1) if merge == "right" else out.reshape(b, t, -1)
     return F.linear(out, w_o, b_o) if project else out
@@ -84,8 +104,7 @@ def mha_scale_by_d_model(*args):
 
 
 def mha_nan_for_fully_masked_rows(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
-    q, k, v = (_heads(F.linear(x, w, b), n_heads) for x, w, b in
-               ((x_q, w_q, b_q), (x_kv, w_k, b_k), (x_kv, w_v, b_v)))
+    q, k, v = (_heads(F.linear(x, w, b), n_heads) for x, w, b in ((x_q, w_q, b_q), (x_kv, w_k, b_k), (x_kv, w_v, b_v)))
     scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
@@ -94,6 +113,7 @@ def mha_nan_for_fully_masked_rows(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, 
 
 
 # ---- masks
+
 
 def causal_inverted(t):
     return ~ref.causal_mask(t)
@@ -121,6 +141,7 @@ def padding_masks_queries(key_is_pad):
 
 
 # ---- encoder_layer
+
 
 def _unpack(args):
     x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, ln2_g, ln2_b, w1, b1, w2, b2 = args
@@ -160,16 +181,21 @@ def encoder_norm_on_branch_output(*args):
 
 # ---- decoder_layer
 
-def _decoder(args, *, causal=True, order=("self", "cross"), post_ln=False, normalise_memory=False,
-             memory_mask=True):
+
+def _decoder(args, *, causal=True, order=("self", "cross"), post_ln=False, normalise_memory=False, memory_mask=True):
     x, memory, mem_mask, n_heads = args[:4]
     ln1, sa, ln2, ca, ln3, ffn = args[4:6], args[6:14], args[14:16], args[16:24], args[24:26], args[26:30]
     norm = lambda y, g_b: ref.layer_norm(y, *g_b, ref.LN_EPS)  # noqa: E731
     self_mask = ref.causal_mask(x.shape[-2]) if causal else None
-    blocks = {"self": (ln1, lambda y: ref.multi_head_attention(y, y, *sa, n_heads, self_mask)),
-              "cross": (ln2, lambda y: ref.multi_head_attention(
-                  y, norm(memory, ln2) if normalise_memory else memory, *ca, n_heads,
-                  mem_mask if memory_mask else None))}
+    blocks = {
+        "self": (ln1, lambda y: ref.multi_head_attention(y, y, *sa, n_heads, self_mask)),
+        "cross": (
+            ln2,
+            lambda y: ref.multi_head_attention(
+                y, norm(memory, ln2) if normalise_memory else memory, *ca, n_heads, mem_mask if memory_mask else None
+            ),
+        ),
+    }
     for name in (*order, "ffn"):
         g_b, sublayer = blocks[name] if name != "ffn" else (ln3, lambda y: ref.feed_forward(y, *ffn))
         x = norm(x + sublayer(x), g_b) if post_ln else x + sublayer(norm(x, g_b))
@@ -198,8 +224,10 @@ def decoder_ignores_memory_mask(*args):
 
 # ---- next_token_probs / sample_tokens
 
-def _filtered_probs(logits, temperature, top_k, top_p, *, scale="divide", nucleus="sorted",
-                    nucleus_first=False, renormalise=True):
+
+def _filtered_probs(
+    logits, temperature, top_k, top_p, *, scale="divide", nucleus="sorted", nucleus_first=False, renormalise=True
+):
     logits = torch.as_tensor(logits, dtype=torch.float32)
     tempered = logits / temperature if scale == "divide" else logits * temperature
     if top_k is not None and top_k < logits.shape[-1]:
@@ -207,13 +235,13 @@ def _filtered_probs(logits, temperature, top_k, top_p, *, scale="divide", nucleu
         tempered = tempered.masked_fill(tempered < kth, float("-inf"))
     if top_p is not None and top_p < 1:
         probs = (logits if nucleus_first else tempered).softmax(-1)
-        if nucleus == "unsorted":          # cumulative sum in vocabulary order
+        if nucleus == "unsorted":  # cumulative sum in vocabulary order
             drop = probs.cumsum(-1) - probs >= top_p
         else:
             sorted_p, order = torch.sort(probs, dim=-1, descending=True)
             before = sorted_p.cumsum(-1) - sorted_p
             drop_sorted = (before >= top_p) if nucleus == "sorted" else (before + sorted_p > top_p)
-            drop_sorted[..., 0] = False     # the most likely token always stays
+            drop_sorted[..., 0] = False  # the most likely token always stays
             drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
         tempered = tempered.masked_fill(drop, float("-inf"))
     if renormalise:
@@ -224,10 +252,12 @@ def _filtered_probs(logits, temperature, top_k, top_p, *, scale="divide", nucleu
 
 def _with_one_mistake(**mistake):
     """A next_token_probs that gets temperature 0 right and makes ``mistake`` otherwise."""
+
     def wrong(logits, temperature, top_k, top_p):
         if temperature == 0:
             return ref.next_token_probs(logits, temperature, top_k, top_p)
         return _filtered_probs(logits, temperature, top_k, top_p, **mistake)
+
     return wrong
 
 
@@ -242,7 +272,7 @@ def probs_zero_temperature_divides(logits, temperature, top_k, top_p):
     if temperature != 0:
         return ref.next_token_probs(logits, temperature, top_k, top_p)
     with torch.no_grad():
-        return (torch.as_tensor(logits, dtype=torch.float32) / 0.0).softmax(-1)   # NaN
+        return (torch.as_tensor(logits, dtype=torch.float32) / 0.0).softmax(-1)  # NaN
 
 
 def probs_top_p_before_top_k(logits, temperature, top_k, top_p):
@@ -269,8 +299,10 @@ def sample_unfiltered(logits, temperature, top_k, top_p, seed, n):
 
 # ---- beam_search
 
-def _beam(model, prompt, beam_width, max_new_tokens, eos_id, *, score="log_prob", extend_finished=False,
-          normalise=False):
+
+def _beam(
+    model, prompt, beam_width, max_new_tokens, eos_id, *, score="log_prob", extend_finished=False, normalise=False
+):
     """A plain list-based beam search with one known mistake switched on."""
     beams, finished = [(0.0, [int(t) for t in prompt])], []
     n = len(prompt)
@@ -314,6 +346,7 @@ def beam_extends_finished(model, prompt, beam_width, max_new_tokens, eos_id):
 
 # ---- greedy_decode
 
+
 def greedy_ignores_eos(model, prompt, max_new_tokens, eos_id):
     return ref.greedy_decode(model, prompt, max_new_tokens, eos_id=None)
 
@@ -337,7 +370,7 @@ def greedy_first_position(model, prompt, max_new_tokens, eos_id):
 
 
 def greedy_without_prompt(model, prompt, max_new_tokens, eos_id):
-    return ref.greedy_decode(model, prompt, max_new_tokens, eos_id)[len(prompt):]
+    return ref.greedy_decode(model, prompt, max_new_tokens, eos_id)[len(prompt) :]
 
 
 def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
@@ -348,6 +381,7 @@ def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
 # ---- part 10: training. What a model with each flaw returns, simulated from the truth (cheap:
 # the judge recomputes these for every failing submission). tests/test_training_limits.py
 # trains real flawed models and checks that they land in the same symptom class.
+
 
 def _rng(seed, salt):
     return torch.Generator().manual_seed(int(seed) * 1009 + salt)
@@ -368,8 +402,11 @@ def _task_wrong(truth_fn, low, high):
     def untrained(*args):
         """The model was never (or hardly) trained: every token at chance."""
         e, g = truth_fn(*args), _rng(args[0], 1)
-        return value(e, torch.randint(low, high, e["generated"].shape, generator=g),
-                     torch.randint(low, high, e["teacher_forced"].shape, generator=g))
+        return value(
+            e,
+            torch.randint(low, high, e["generated"].shape, generator=g),
+            torch.randint(low, high, e["teacher_forced"].shape, generator=g),
+        )
 
     def undertrained(*args):
         """Learned part of it: ~85 % of tokens right, too few whole sequences."""
@@ -391,10 +428,12 @@ def _task_wrong(truth_fn, low, high):
     return untrained, undertrained, no_causal_mask, unshifted_targets
 
 
-(copy_untrained, copy_undertrained, copy_no_causal_mask,
- copy_unshifted_targets) = _task_wrong(ref.copy_truth, 1, ref.COPY_VOCAB)
-(addition_untrained, addition_undertrained, addition_no_causal_mask,
- addition_unshifted_targets) = _task_wrong(ref.addition_truth, 0, 10)
+(copy_untrained, copy_undertrained, copy_no_causal_mask, copy_unshifted_targets) = _task_wrong(
+    ref.copy_truth, 1, ref.COPY_VOCAB
+)
+(addition_untrained, addition_undertrained, addition_no_causal_mask, addition_unshifted_targets) = _task_wrong(
+    ref.addition_truth, 0, 10
+)
 
 
 def addition_reversed_digits(*args):
@@ -408,5 +447,8 @@ def addition_document_range(*args):
     wrong on the others."""
     e, g = ref.addition_truth(*args), _rng(args[0], 4)
     inside = e["both_below_500"][:, None]
-    return {"generated": torch.where(inside, e["generated"], _noisy(e["generated"], 0.5, 0, 10, g)),
-            "teacher_forced": _noisy(e["teacher_forced"], 0.1, 0, 10, g), "_expected": e}
+    return {
+        "generated": torch.where(inside, e["generated"], _noisy(e["generated"], 0.5, 0, 10, g)),
+        "teacher_forced": _noisy(e["teacher_forced"], 0.1, 0, 10, g),
+        "_expected": e,
+    }

@@ -4,12 +4,13 @@ Weights come in ``nn.Linear`` layout (out, in), float32; masks are bool, True = 
 Beam-search probes are drawn on a tiny fixed model so that every listed mistake gives its own
 answer (each shows, and is told from the others).
 """
+
 import numpy as np
 
 from autograder.spec import Probe
 
-from . import reference as ref
 from . import mistakes as wrong
+from . import reference as ref
 
 
 def randn(rng, *shape, scale=1.0):
@@ -17,7 +18,7 @@ def randn(rng, *shape, scale=1.0):
 
 
 def linear(rng, d_out, d_in):
-    return randn(rng, d_out, d_in, scale=d_in ** -0.5), randn(rng, d_out, scale=0.1)
+    return randn(rng, d_out, d_in, scale=d_in**-0.5), randn(rng, d_out, scale=0.1)
 
 
 def mha_weights(rng, d):
@@ -28,11 +29,12 @@ def _padding(rng, b, t, fully_padded_row=True):
     pad = rng.random((b, t)) < 0.3
     pad[:, 0] = False
     if fully_padded_row:
-        pad[-1, :] = True          # one sequence is all padding
+        pad[-1, :] = True  # one sequence is all padding
     return pad
 
 
 # ---- probes
+
 
 def ln_probes(rng):
     d = int(rng.integers(5, 17))
@@ -47,13 +49,15 @@ def ln_probes(rng):
 def ffn_probes(rng):
     d, d_ff = int(rng.integers(4, 9)), int(rng.integers(8, 20))
     weights = lambda: (*linear(rng, d_ff, d), *linear(rng, d, d_ff))  # noqa: E731 - fresh per probe
-    return [Probe((randn(rng, 2, int(rng.integers(2, 6)), d), *weights()), "(B, T, d) input"),
-            Probe((randn(rng, 3, d), *weights()), "(T, d) input")]
+    return [
+        Probe((randn(rng, 2, int(rng.integers(2, 6)), d), *weights()), "(B, T, d) input"),
+        Probe((randn(rng, 3, d), *weights()), "(T, d) input"),
+    ]
 
 
 def mha_probes(rng):
     h = int(rng.choice([2, 4]))
-    d = 4 * int(rng.integers(1, 3))   # divisible by 2 and 4: the other head count below
+    d = 4 * int(rng.integers(1, 3))  # divisible by 2 and 4: the other head count below
     b, tq, tk = int(rng.integers(2, 4)), int(rng.integers(3, 6)), int(rng.integers(3, 7))
     w = mha_weights(rng, d)
     x, mem = randn(rng, b, tq, d, scale=2), randn(rng, b, tk, d, scale=2)
@@ -62,10 +66,14 @@ def mha_probes(rng):
         Probe((x, x, *w, h, None), "self-attention, no mask"),
         Probe((x, x, *w, h, causal), "self-attention, causal mask"),
         Probe((x, mem, *w, h, None), "cross-attention (T_q ≠ T_k)"),
-        Probe((x, mem, *w, h, ~_padding(rng, b, tk)[:, None, None, :]),
-              "cross-attention with key padding, one sequence fully padded"),
-        Probe((randn(rng, 1, tq + 1, d, scale=2), randn(rng, 1, tk, d, scale=2), *mha_weights(rng, d), 6 - h, None),
-              f"cross-attention, {6 - h} heads, other weights"),
+        Probe(
+            (x, mem, *w, h, ~_padding(rng, b, tk)[:, None, None, :]),
+            "cross-attention with key padding, one sequence fully padded",
+        ),
+        Probe(
+            (randn(rng, 1, tq + 1, d, scale=2), randn(rng, 1, tk, d, scale=2), *mha_weights(rng, d), 6 - h, None),
+            f"cross-attention, {6 - h} heads, other weights",
+        ),
     ]
 
 
@@ -75,8 +83,10 @@ def causal_probes(rng):
 
 def padding_probes(rng):
     b, t = int(rng.integers(2, 4)), int(rng.integers(4, 8))  # T ≠ 3: not the visible example's shape
-    return [Probe((_padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
-            Probe((_padding(rng, b, t),), "one sequence fully padded")]
+    return [
+        Probe((_padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
+        Probe((_padding(rng, b, t),), "one sequence fully padded"),
+    ]
 
 
 def encoder_args(rng, b, t, h, d_head, d_ff, mask):
@@ -93,10 +103,12 @@ def encoder_probes(rng):
     h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
     b, t = int(rng.integers(2, 4)), int(rng.integers(4, 8))  # T ≠ 3: not the visible example's shape
     pad = ~_padding(rng, b, t)[:, None, None, :]
-    d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
-    return [Probe(encoder_args(rng, b, t, 6 - h, h * d_head // (6 - h), d_ff, None), f"no mask, {6 - h} heads"),
-            Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
-            Probe(encoder_args(rng, b, t, h, d_head, d_ff, pad), "key padding, one sequence fully padded")]
+    d_head = 2 * d_head if h == 2 else d_head  # d = h · d_head divisible by 2 and 4
+    return [
+        Probe(encoder_args(rng, b, t, 6 - h, h * d_head // (6 - h), d_ff, None), f"no mask, {6 - h} heads"),
+        Probe(encoder_args(rng, b, t, h, d_head, d_ff, None), "no mask"),
+        Probe(encoder_args(rng, b, t, h, d_head, d_ff, pad), "key padding, one sequence fully padded"),
+    ]
 
 
 def greedy_probes(rng):
@@ -121,21 +133,39 @@ def decoder_args(rng, b, t, s, h, d_head, d_ff, memory_mask):
     w1, b1 = linear(rng, d_ff, d)
     w2, b2 = linear(rng, d, d_ff)
     x, memory = randn(rng, b, t, d, scale=1.5) + 0.5, randn(rng, b, s, d, scale=1.5) - 0.5
-    return (x, memory, memory_mask, h, *norm(), *mha_weights(rng, d), *norm(), *mha_weights(rng, d),
-            *norm(), w1, b1, w2, b2)
+    return (
+        x,
+        memory,
+        memory_mask,
+        h,
+        *norm(),
+        *mha_weights(rng, d),
+        *norm(),
+        *mha_weights(rng, d),
+        *norm(),
+        w1,
+        b1,
+        w2,
+        b2,
+    )
 
 
 def decoder_probes(rng):
     h, d_head, d_ff = int(rng.choice([2, 4])), int(rng.integers(2, 4)), int(rng.integers(8, 17))
-    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 7))   # T ≠ B: an axis mix-up shows
+    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 7))  # T ≠ B: an axis mix-up shows
     s = t + int(rng.integers(1, 3))
     pad = ~_padding(rng, b, s)[:, None, None, :]
-    d_head = 2 * d_head if h == 2 else d_head   # d = h · d_head divisible by 2 and 4
-    return [Probe(decoder_args(rng, b, t, s, 6 - h, h * d_head // (6 - h), d_ff, None),
-                  f"T = {t}, memory S = {s}, no memory mask, {6 - h} heads"),
-            Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
-            Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, pad),
-                  "memory padding mask, one source sequence fully padded")]
+    d_head = 2 * d_head if h == 2 else d_head  # d = h · d_head divisible by 2 and 4
+    return [
+        Probe(
+            decoder_args(rng, b, t, s, 6 - h, h * d_head // (6 - h), d_ff, None),
+            f"T = {t}, memory S = {s}, no memory mask, {6 - h} heads",
+        ),
+        Probe(decoder_args(rng, b, t, s, h, d_head, d_ff, None), f"T = {t}, memory S = {s}, no memory mask"),
+        Probe(
+            decoder_args(rng, b, t, s, h, d_head, d_ff, pad), "memory padding mask, one source sequence fully padded"
+        ),
+    ]
 
 
 def _logits(rng, *shape):
@@ -144,14 +174,18 @@ def _logits(rng, *shape):
 
 def probs_probes(rng):
     v = int(rng.integers(8, 17))
-    probes = [Probe((_logits(rng, v), 1.0, None, None), "temperature 1, no filtering"),
-              Probe((_logits(rng, 2, v), 0.7, 4, None), "(2, V) logits, temperature 0.7, top-k 4")]
+    probes = [
+        Probe((_logits(rng, v), 1.0, None, None), "temperature 1, no filtering"),
+        Probe((_logits(rng, 2, v), 0.7, 4, None), "(2, V) logits, temperature 0.7, top-k 4"),
+    ]
     # Nucleus probes where the crossing token, the temperature's effect on the nucleus and (with
     # top-k) the order of top-k and top-p show: each set of logits is drawn until every such
     # known mistake gives another distribution than the reference.
     order_mistakes = (wrong.probs_nucleus_before_temperature, wrong.probs_top_p_before_top_k)
-    for temperature, top_k, top_p, label in ((1.6, None, 0.75, "temperature 1.6, top-p 0.75"),
-                                             (0.6, 4, 0.6, "temperature 0.6, top-k 4, top-p 0.6")):
+    for temperature, top_k, top_p, label in (
+        (1.6, None, 0.75, "temperature 1.6, top-p 0.75"),
+        (0.6, 4, 0.6, "temperature 0.6, top-k 4, top-p 0.6"),
+    ):
         for _ in range(200):
             logits = _logits(rng, v)
             args = (logits, temperature, top_k, top_p)
@@ -168,16 +202,25 @@ def sample_probes(rng):
     probes = []
     # (3.0, 2, None): a flat top 2, so the second token is drawn often and a top-k that keeps
     # one token too few (or too many) shows
-    for temperature, top_k, top_p in ((1.0, None, None), (0.8, 4, None), (1.3, None, 0.85), (1.1, 5, 0.7),
-                                      (3.0, 2, None)):
+    for temperature, top_k, top_p in (
+        (1.0, None, None),
+        (0.8, 4, None),
+        (1.3, None, 0.85),
+        (1.1, 5, 0.7),
+        (3.0, 2, None),
+    ):
         logits = randn(rng, v)
-        for _ in range(100):   # a seed whose first draw is not the argmax: sampling ≠ greedy shows
+        for _ in range(100):  # a seed whose first draw is not the argmax: sampling ≠ greedy shows
             seed = int(rng.integers(0, 10_000))
             if ref.sample_tokens(logits, temperature, top_k, top_p, seed, 1)[0] != int(np.argmax(logits)):
                 break
         n = 20 if top_k is None or top_p is None else 12
-        probes.append(Probe((logits, temperature, top_k, top_p, seed, n),
-                            f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, {n} draws"))
+        probes.append(
+            Probe(
+                (logits, temperature, top_k, top_p, seed, n),
+                f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, {n} draws",
+            )
+        )
     return probes
 
 
@@ -196,6 +239,7 @@ def _memoised(model):
         if key not in seen:
             seen[key] = model(list(key))
         return seen[key]
+
     return cached
 
 
@@ -219,8 +263,10 @@ def _eos_ignored(model, prompt, beam_width, max_new_tokens, eos_id):
 def _at_width(width):
     """The search at another width than the one asked for (2: the visible example's, 4: the
     library default's)."""
+
     def search(model, prompt, beam_width, max_new_tokens, eos_id):
         return ref.beam_search(model, prompt, width, max_new_tokens, eos_id)
+
     return search
 
 
@@ -228,20 +274,25 @@ def beam_probes(rng):
     probes = []
     for i in range(3):
         prompt = [int(v) for v in rng.integers(0, 12, size=int(rng.integers(2, 4)))]
-        width = (2, 3, int(rng.choice([2, 3])))[i]   # both widths for every student
-        n_new = (6, 5, 4)[i]   # the probe without eos runs its whole budget: 4, not the visible 6
-        for _ in range(200):   # a tiny model on which every listed mistake gives another answer
+        width = (2, 3, int(rng.choice([2, 3])))[i]  # both widths for every student
+        n_new = (6, 5, 4)[i]  # the probe without eos runs its whole budget: 4, not the visible 6
+        for _ in range(200):  # a tiny model on which every listed mistake gives another answer
             seed = int(rng.integers(0, 10_000))
             model = ref.tiny_lm(seed)
             fn = _memoised(model.compile())
             free = ref.greedy_decode(fn, prompt, n_new, None)
             eos = free[len(prompt) + 2] if i < 2 else None
-            if _all_differ([ref.beam_search] + [getattr(wrong, name) for name in
-                                                 (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
-                           (fn, prompt, width, n_new, eos)):
+            if _all_differ(
+                [ref.beam_search]
+                + [getattr(wrong, name) for name in (BEAM_EOS_SHOWS if eos is not None else BEAM_NO_EOS_SHOWS)],
+                (fn, prompt, width, n_new, eos),
+            ):
                 break
-        probes.append(Probe((model, prompt, width, n_new, eos),
-                            f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
+        probes.append(
+            Probe(
+                (model, prompt, width, n_new, eos), f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"
+            )
+        )
     # two more, each where a search that ignores an argument answers otherwise: width 3 against
     # widths 2 and 4 (without eos), and an eos that finishes a hypothesis against one only cut off
     for width, wrongs in ((3, [_at_width(2), _at_width(4)]), (2, [_eos_ignored])):
@@ -254,6 +305,7 @@ def beam_probes(rng):
             expected = ref.beam_search(fn, prompt, width, 6, eos)
             if all(w(fn, prompt, width, 6, eos) != expected for w in wrongs):
                 break
-        probes.append(Probe((model, prompt, width, 6, eos),
-                            f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}"))
+        probes.append(
+            Probe((model, prompt, width, 6, eos), f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}")
+        )
     return probes

@@ -4,6 +4,7 @@ and the tiny fixed language model that ``greedy_decode`` is graded on.
 Every weight is in ``nn.Linear`` layout (out_features, in_features); masks are bool with
 True = may attend; a query with no allowed key gets a zero attention output (then + b_o).
 """
+
 import torch
 import torch.nn.functional as F
 
@@ -16,7 +17,7 @@ LN_EPS = 1e-5  # the encoder layer's LayerNorm eps (PyTorch's default)
 
 
 def layer_norm(x, gamma, beta, eps):
-    return F.layer_norm(x, (x.shape[-1],), gamma, beta, eps)   # (x − mean) / sqrt(var + eps)
+    return F.layer_norm(x, (x.shape[-1],), gamma, beta, eps)  # (x − mean) / sqrt(var + eps)
 
 
 def feed_forward(x, w1, b1, w2, b2):
@@ -40,29 +41,73 @@ def padding_mask(key_is_pad):
     return reference_padding_mask(key_is_pad)
 
 
-def encoder_layer(x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o,
-                  ln2_g, ln2_b, w1, b1, w2, b2):
+def encoder_layer(x, mask, n_heads, ln1_g, ln1_b, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, ln2_g, ln2_b, w1, b1, w2, b2):
     """The Pre-LN encoder layer, computed by ``solutions.layers.EncoderLayer`` with these weights
     (that layer is tested against ``nn.TransformerEncoderLayer(norm_first=True)``)."""
     from solutions.layers import EncoderLayer
     from solutions.model import TransformerConfig
 
     d, d_ff = x.shape[-1], w1.shape[0]
-    layer = EncoderLayer(TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True,
-                                           norm_eps=LN_EPS)).eval()
+    layer = EncoderLayer(
+        TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True, norm_eps=LN_EPS)
+    ).eval()
     sa, ffn = layer.self_attn, layer.ffn
-    params = {layer.norm1.weight: ln1_g, layer.norm1.bias: ln1_b, sa.q_proj.weight: w_q, sa.q_proj.bias: b_q,
-              sa.k_proj.weight: w_k, sa.k_proj.bias: b_k, sa.v_proj.weight: w_v, sa.v_proj.bias: b_v,
-              sa.out_proj.weight: w_o, sa.out_proj.bias: b_o, layer.norm2.weight: ln2_g, layer.norm2.bias: ln2_b,
-              ffn.linear1.weight: w1, ffn.linear1.bias: b1, ffn.linear2.weight: w2, ffn.linear2.bias: b2}
+    params = {
+        layer.norm1.weight: ln1_g,
+        layer.norm1.bias: ln1_b,
+        sa.q_proj.weight: w_q,
+        sa.q_proj.bias: b_q,
+        sa.k_proj.weight: w_k,
+        sa.k_proj.bias: b_k,
+        sa.v_proj.weight: w_v,
+        sa.v_proj.bias: b_v,
+        sa.out_proj.weight: w_o,
+        sa.out_proj.bias: b_o,
+        layer.norm2.weight: ln2_g,
+        layer.norm2.bias: ln2_b,
+        ffn.linear1.weight: w1,
+        ffn.linear1.bias: b1,
+        ffn.linear2.weight: w2,
+        ffn.linear2.bias: b2,
+    }
     with torch.no_grad():
         for p, value in params.items():
             p.copy_(value)
         return layer(x, mask, fast=False)
 
 
-def decoder_layer(x, memory, memory_mask, n_heads, ln1_g, ln1_b, sw_q, sb_q, sw_k, sb_k, sw_v, sb_v, sw_o, sb_o,
-                  ln2_g, ln2_b, cw_q, cb_q, cw_k, cb_k, cw_v, cb_v, cw_o, cb_o, ln3_g, ln3_b, w1, b1, w2, b2):
+def decoder_layer(
+    x,
+    memory,
+    memory_mask,
+    n_heads,
+    ln1_g,
+    ln1_b,
+    sw_q,
+    sb_q,
+    sw_k,
+    sb_k,
+    sw_v,
+    sb_v,
+    sw_o,
+    sb_o,
+    ln2_g,
+    ln2_b,
+    cw_q,
+    cb_q,
+    cw_k,
+    cb_k,
+    cw_v,
+    cb_v,
+    cw_o,
+    cb_o,
+    ln3_g,
+    ln3_b,
+    w1,
+    b1,
+    w2,
+    b2,
+):
     """The Pre-LN decoder layer — causal self-attention (the layer builds the causal mask), then
     cross-attention to ``memory`` under ``memory_mask``, then the FFN — computed by
     ``solutions.layers.DecoderLayer`` (tested against ``nn.TransformerDecoderLayer(norm_first=True)``)."""
@@ -70,17 +115,34 @@ def decoder_layer(x, memory, memory_mask, n_heads, ln1_g, ln1_b, sw_q, sb_q, sw_
     from solutions.model import TransformerConfig
 
     d, d_ff = x.shape[-1], w1.shape[0]
-    layer = DecoderLayer(TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True,
-                                           norm_eps=LN_EPS)).eval()
+    layer = DecoderLayer(
+        TransformerConfig(d_model=d, n_heads=int(n_heads), d_ff=d_ff, norm_first=True, norm_eps=LN_EPS)
+    ).eval()
     sa, ca, ffn = layer.self_attn, layer.cross_attn, layer.ffn
-    params = {layer.norm1.weight: ln1_g, layer.norm1.bias: ln1_b, layer.norm2.weight: ln2_g,
-              layer.norm2.bias: ln2_b, layer.norm3.weight: ln3_g, layer.norm3.bias: ln3_b,
-              ffn.linear1.weight: w1, ffn.linear1.bias: b1, ffn.linear2.weight: w2, ffn.linear2.bias: b2}
-    for attn, values in ((sa, (sw_q, sb_q, sw_k, sb_k, sw_v, sb_v, sw_o, sb_o)),
-                         (ca, (cw_q, cb_q, cw_k, cb_k, cw_v, cb_v, cw_o, cb_o))):
+    params = {
+        layer.norm1.weight: ln1_g,
+        layer.norm1.bias: ln1_b,
+        layer.norm2.weight: ln2_g,
+        layer.norm2.bias: ln2_b,
+        layer.norm3.weight: ln3_g,
+        layer.norm3.bias: ln3_b,
+        ffn.linear1.weight: w1,
+        ffn.linear1.bias: b1,
+        ffn.linear2.weight: w2,
+        ffn.linear2.bias: b2,
+    }
+    for attn, values in (
+        (sa, (sw_q, sb_q, sw_k, sb_k, sw_v, sb_v, sw_o, sb_o)),
+        (ca, (cw_q, cb_q, cw_k, cb_k, cw_v, cb_v, cw_o, cb_o)),
+    ):
         lins = (attn.q_proj, attn.k_proj, attn.v_proj, attn.out_proj)
-        params.update({p: v for lin, (w, b) in zip(lins, zip(values[::2], values[1::2]))
-                       for p, v in ((lin.weight, w), (lin.bias, b))})
+        params.update(
+            {
+                p: v
+                for lin, (w, b) in zip(lins, zip(values[::2], values[1::2]))
+                for p, v in ((lin.weight, w), (lin.bias, b))
+            }
+        )
     with torch.no_grad():
         for p, value in params.items():
             p.copy_(value)
@@ -129,9 +191,14 @@ def beam_search(model, prompt, beam_width, max_new_tokens, eos_id):
     ``solutions.decoding.beam_search``: prompt + tokens, ending at eos_id if it finished."""
     from solutions.decoding import beam_search as reference_beam_search
 
-    seqs, _ = reference_beam_search(_FunctionModel(model), torch.tensor([[int(t) for t in prompt]]),
-                                    int(max_new_tokens), beam_size=int(beam_width), eos_id=eos_id,
-                                    use_cache=False)
+    seqs, _ = reference_beam_search(
+        _FunctionModel(model),
+        torch.tensor([[int(t) for t in prompt]]),
+        int(max_new_tokens),
+        beam_size=int(beam_width),
+        eos_id=eos_id,
+        use_cache=False,
+    )
     tokens, n = seqs[0].tolist(), len(prompt)
     if eos_id in tokens[n:]:
         tokens = tokens[: n + tokens[n:].index(eos_id) + 1]
@@ -181,8 +248,8 @@ def tiny_lm(seed: int) -> FunctionSource:
 # argmax of model(tf_src, tf_tgt[:, :-1])}. The "reference" is the truth for those inputs; the
 # verdict is the exact-match accuracy of "generated" against it (``TaskAccuracy``).
 
-COPY_VOCAB, COPY_BOS, COPY_LEN = 20, 0, 20          # symbols 1 … 19, BOS = 0 (document 001)
-ADD_PLUS, ADD_BOS, ADD_DIGITS = 10, 11, 3            # digits 0 … 9, '+' = 10, BOS = 11
+COPY_VOCAB, COPY_BOS, COPY_LEN = 20, 0, 20  # symbols 1 … 19, BOS = 0 (document 001)
+ADD_PLUS, ADD_BOS, ADD_DIGITS = 10, 11, 3  # digits 0 … 9, '+' = 10, BOS = 11
 
 
 def _digits(x, width):
@@ -207,6 +274,9 @@ def copy_truth(seed, max_steps, src, tf_src, tf_tgt):
 
 def addition_truth(seed, max_steps, src, tf_src, tf_tgt):
     a, b = addition_operands(src)
-    return {"generated": addition_target(src)[:, 1:], "teacher_forced": tf_tgt[:, 1:],
-            "decoder_input": tf_tgt[:, :-1],
-            "both_below_500": (a < 500) & (b < 500)}   # document 001's range
+    return {
+        "generated": addition_target(src)[:, 1:],
+        "teacher_forced": tf_tgt[:, 1:],
+        "decoder_input": tf_tgt[:, :-1],
+        "both_below_500": (a < 500) & (b < 500),
+    }  # document 001's range

@@ -7,20 +7,28 @@ passes then, the encoder layer is right and the feedback points at ``layer_norm`
 Each source must compute exactly what ``ps6_reference`` does; tests/test_root_cause.py checks
 them against it on the hidden probes.
 """
+
 from autograder.spec import FunctionSource
 
-LAYER_NORM = FunctionSource('''
+LAYER_NORM = FunctionSource(
+    """
 def layer_norm(x, gamma, beta, eps):
     return torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, eps)
-''', "layer_norm")
+""",
+    "layer_norm",
+)
 
-FEED_FORWARD = FunctionSource('''
+FEED_FORWARD = FunctionSource(
+    """
 def feed_forward(x, w1, b1, w2, b2):
     F = torch.nn.functional
     return F.linear(F.relu(F.linear(x, w1, b1)), w2, b2)
-''', "feed_forward")
+""",
+    "feed_forward",
+)
 
-MULTI_HEAD_ATTENTION = FunctionSource('''
+MULTI_HEAD_ATTENTION = FunctionSource(
+    """
 def multi_head_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
     F = torch.nn.functional
     n_heads = int(n_heads)
@@ -38,15 +46,21 @@ def multi_head_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_he
     out = weights @ v
     b, h, t, d_head = out.shape
     return F.linear(out.transpose(1, 2).reshape(b, t, h * d_head), w_o, b_o)
-''', "multi_head_attention")
+""",
+    "multi_head_attention",
+)
 
-CAUSAL_MASK = FunctionSource('''
+CAUSAL_MASK = FunctionSource(
+    """
 def causal_mask(t):
     t = int(t)
     return torch.ones(t, t, dtype=torch.bool).tril()
-''', "causal_mask")
+""",
+    "causal_mask",
+)
 
-NEXT_TOKEN_PROBS = FunctionSource('''
+NEXT_TOKEN_PROBS = FunctionSource(
+    """
 def next_token_probs(logits, temperature, top_k, top_p):
     logits = torch.as_tensor(logits, dtype=torch.float32)
     if temperature == 0:
@@ -62,4 +76,6 @@ def next_token_probs(logits, temperature, top_k, top_p):
         drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
         logits = logits.masked_fill(drop, float("-inf"))
     return logits.softmax(-1)
-''', "next_token_probs")
+""",
+    "next_token_probs",
+)

@@ -20,14 +20,14 @@ honest training that stops on a slightly different criterion a margin. Document 
 layers, d 128–256) learn the same tasks more slowly per CPU-second; a single layer keeps what
 the question teaches (attention copies by position; carries are learned) at a third of the cost.
 """
+
 import numpy as np
 
 from autograder.judging.task_accuracy import TaskAccuracy
 from autograder.spec import Misconception, Probe, Question
 
-from . import reference as ref
 from . import mistakes as wrong
-
+from . import reference as ref
 
 COPY_STEPS, ADDITION_STEPS = 600, 3000  # max_steps handed to train_copy / train_addition
 COPY_CPU_S, ADDITION_CPU_S = 200, 300  # safety caps: about ten times the reference's CPU-seconds
@@ -66,46 +66,82 @@ def _training_misconceptions(task, extra=()):
     w = lambda name: getattr(wrong, f"{task}_{name}")
     train = f"train_{task}"
     return (
-        Misconception("unshifted_targets", "Your model repeats its input token: it was trained to predict tgt[:, :-1] "
-                      "(the decoder's own input) instead of the next token tgt[:, 1:]. Feed tgt[:, :-1] to the "
-                      "decoder and compute the loss against tgt[:, 1:].", w("unshifted_targets")),
+        Misconception(
+            "unshifted_targets",
+            "Your model repeats its input token: it was trained to predict tgt[:, :-1] "
+            "(the decoder's own input) instead of the next token tgt[:, 1:]. Feed tgt[:, :-1] to the "
+            "decoder and compute the loss against tgt[:, 1:].",
+            w("unshifted_targets"),
+        ),
         *extra,
-        Misconception("no_causal_mask", "Your model predicts the next token almost perfectly with teacher forcing "
-                      "but fails when it generates on its own: the decoder's self-attention needs the causal "
-                      "mask. Without it, position t sees token t + 1 of its input during training and learns to "
-                      "copy it — a token that does not exist yet when generating.", w("no_causal_mask")),
-        Misconception("untrained", "Your model did not learn the task (its next-token predictions are at chance "
-                      f"level): check that `{train}` really trains for its max_steps — the loss should fall — "
-                      "that the optimizer steps on the model you return (zero_grad, backward, step), and the "
-                      "learning rate (~1e-3).", w("untrained")),
-        Misconception("undertrained", "Your model learned part of the task but generates too few examples exactly "
-                      "within its max_steps: use the whole step budget (stop early only once a validation set "
-                      "is solved), batches of 64, a learning rate around 1e-3 to 3e-3 with warm-up and decay "
-                      "over max_steps, and gradient clipping.", w("undertrained")),
+        Misconception(
+            "no_causal_mask",
+            "Your model predicts the next token almost perfectly with teacher forcing "
+            "but fails when it generates on its own: the decoder's self-attention needs the causal "
+            "mask. Without it, position t sees token t + 1 of its input during training and learns to "
+            "copy it — a token that does not exist yet when generating.",
+            w("no_causal_mask"),
+        ),
+        Misconception(
+            "untrained",
+            "Your model did not learn the task (its next-token predictions are at chance "
+            f"level): check that `{train}` really trains for its max_steps — the loss should fall — "
+            "that the optimizer steps on the model you return (zero_grad, backward, step), and the "
+            "learning rate (~1e-3).",
+            w("untrained"),
+        ),
+        Misconception(
+            "undertrained",
+            "Your model learned part of the task but generates too few examples exactly "
+            "within its max_steps: use the whole step budget (stop early only once a validation set "
+            "is solved), batches of 64, a learning rate around 1e-3 to 3e-3 with warm-up and decay "
+            "over max_steps, and gradient clipping.",
+            w("undertrained"),
+        ),
     )
 
 
 TRAINING_QUESTIONS = [
     Question(
-        grade_id="train_copy", answer="copy_task", title="Train: the copy task", points=3,
-        reference=ref.copy_truth, probes=copy_probes,
+        grade_id="train_copy",
+        answer="copy_task",
+        title="Train: the copy task",
+        points=3,
+        reference=ref.copy_truth,
+        probes=copy_probes,
         compare=TaskAccuracy(threshold=0.97, chance_below=0.25, task="copy"),
-        cpu_limit_s=COPY_CPU_S, timeout_s=_wall_net(COPY_CPU_S),
+        cpu_limit_s=COPY_CPU_S,
+        timeout_s=_wall_net(COPY_CPU_S),
         misconceptions=_training_misconceptions("copy"),
     ),
     Question(
-        grade_id="train_addition", answer="addition_task", title="Train: 3-digit addition", points=4,
-        reference=ref.addition_truth, probes=addition_probes,
+        grade_id="train_addition",
+        answer="addition_task",
+        title="Train: 3-digit addition",
+        points=4,
+        reference=ref.addition_truth,
+        probes=addition_probes,
         compare=TaskAccuracy(threshold=0.95, chance_below=0.35, task="addition"),
-        cpu_limit_s=ADDITION_CPU_S, timeout_s=_wall_net(ADDITION_CPU_S),
-        misconceptions=_training_misconceptions("addition", extra=(
-            Misconception("reversed_digits", "Your sums come out reversed (least significant digit first) — "
-                          "fine for training, but generate them most significant digit first, as the targets "
-                          "are written.", wrong.addition_reversed_digits),
-            Misconception("document_range", "Your model adds right when a and b are both below 500 and fails "
-                          "otherwise: document 001 trains on a, b ≤ 499 only, the grader's operands range over "
-                          "0 … 999 — train on that range (`addition_data` draws it).",
-                          wrong.addition_document_range),
-        )),
+        cpu_limit_s=ADDITION_CPU_S,
+        timeout_s=_wall_net(ADDITION_CPU_S),
+        misconceptions=_training_misconceptions(
+            "addition",
+            extra=(
+                Misconception(
+                    "reversed_digits",
+                    "Your sums come out reversed (least significant digit first) — "
+                    "fine for training, but generate them most significant digit first, as the targets "
+                    "are written.",
+                    wrong.addition_reversed_digits,
+                ),
+                Misconception(
+                    "document_range",
+                    "Your model adds right when a and b are both below 500 and fails "
+                    "otherwise: document 001 trains on a, b ≤ 499 only, the grader's operands range over "
+                    "0 … 999 — train on that range (`addition_data` draws it).",
+                    wrong.addition_document_range,
+                ),
+            ),
+        ),
     ),
 ]
