@@ -7,6 +7,7 @@ grader refuses: text that does not parse, a symbol the question does not offer, 
 or an operator outside the grammar. Nothing here evaluates the text (``ast.parse`` only
 builds a tree).
 """
+
 import ast
 
 MAX_LENGTH = 500
@@ -20,8 +21,7 @@ class FormulaSyntaxError(ValueError):
 
 
 def normalise(text):
-    return (text.replace("^", "**").replace("·", "*").replace("×", "*").replace("−", "-")
-            .replace("÷", "/").strip())
+    return text.replace("^", "**").replace("·", "*").replace("×", "*").replace("−", "-").replace("÷", "/").strip()
 
 
 def check_formula(text, allowed_symbols, allowed_functions=FUNCTIONS):
@@ -67,8 +67,10 @@ def _check(node, symbols, functions, depth):
     elif isinstance(node, ast.Call):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name not in functions:
-            raise FormulaSyntaxError(f"function {name or describe(node.func)} is not allowed"
-                                     + (f" (allowed: {', '.join(sorted(functions))})" if functions else ""))
+            raise FormulaSyntaxError(
+                f"function {name or describe(node.func)} is not allowed"
+                + (f" (allowed: {', '.join(sorted(functions))})" if functions else "")
+            )
         if node.keywords or len(node.args) != 1:
             raise FormulaSyntaxError(f"{name} takes exactly one argument")
         _check(node.args[0], symbols, functions, depth + 1)
@@ -77,9 +79,22 @@ def _check(node, symbols, functions, depth):
 
 
 def describe(node):
-    names = {"Attribute": "attribute access (a.b)", "Subscript": "indexing (a[i])", "Lambda": "lambda",
-             "Compare": "a comparison", "BoolOp": "and/or", "List": "a list", "Tuple": "a tuple",
-             "Dict": "a dict", "Set": "a set", "JoinedStr": "an f-string", "NamedExpr": ":=",
-             "IfExp": "if/else", "ListComp": "a comprehension", "GeneratorExp": "a generator",
-             "Starred": "*args", "Await": "await"}
+    names = {
+        "Attribute": "attribute access (a.b)",
+        "Subscript": "indexing (a[i])",
+        "Lambda": "lambda",
+        "Compare": "a comparison",
+        "BoolOp": "and/or",
+        "List": "a list",
+        "Tuple": "a tuple",
+        "Dict": "a dict",
+        "Set": "a set",
+        "JoinedStr": "an f-string",
+        "NamedExpr": ":=",
+        "IfExp": "if/else",
+        "ListComp": "a comprehension",
+        "GeneratorExp": "a generator",
+        "Starred": "*args",
+        "Await": "await",
+    }
     return names.get(type(node).__name__, type(node).__name__)
