@@ -126,7 +126,7 @@ def test_the_honest_tester_reports_every_function_of_the_family(ps5):
 
     module = mutation.spec_module(ps5)
     X = torch.from_numpy(np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32))
-    for name, source in module.SUBJECTS.items():
+    for name, source in module.questions.SUBJECTS.items():
         f = source.compile()
         assert is_permutation_equivariant(f, X) == _brute_force_equivariant(f, X), name
         assert is_permutation_invariant(f, X) == _brute_force_invariant(f, X), name
