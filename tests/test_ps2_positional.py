@@ -120,7 +120,7 @@ def test_the_boundary_off_by_one_differs_from_the_reference_at_one_offset_pair_o
 
     from solutions.positional import t5_relative_bucket
 
-    wrong = problem_set_module(load_assignment("ps2")).mistakes
+    wrong = problem_set_module(load_assignment("ps2")).t5_buckets
     for bidirectional, where in ((True, [-7, 7]), (False, [-15])):
         off = wrong.bucket(EVERY, bidirectional, exact_end=-1) != t5_relative_bucket(EVERY, bidirectional)
         assert EVERY[off.numpy()].tolist() == where
