@@ -1,6 +1,7 @@
 """PS2's additions to solutions/encodings.py: wavelengths, the similarity of sinusoidal
 encodings (and the SymPy identity behind it), position interpolation of a learned table —
 plus the seeds' worked numbers (document 000's table, document 001's factors)."""
+
 import math
 
 import numpy as np
@@ -8,8 +9,12 @@ import pytest
 import sympy
 import torch
 
-from solutions.encodings import (position_interpolation, sinusoidal_frequencies, sinusoidal_similarity,
-                                 sinusoidal_wavelengths)
+from solutions.encodings import (
+    position_interpolation,
+    sinusoidal_frequencies,
+    sinusoidal_similarity,
+    sinusoidal_wavelengths,
+)
 from solutions.positional import sinusoidal_encoding, t5_relative_bucket
 
 
@@ -72,17 +77,18 @@ def test_position_interpolation_is_document_001s_formula(L, n_new):
     got = position_interpolation(torch.from_numpy(table), n_new).numpy()
     np.testing.assert_allclose(got, _interp_001(table, n_new), atol=1e-12)
     x = np.arange(n_new) * L / n_new
-    np.testing.assert_allclose(got, np.stack([np.interp(x, np.arange(L), table[:, j]) for j in range(3)], 1),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        got, np.stack([np.interp(x, np.arange(L), table[:, j]) for j in range(3)], 1), atol=1e-12
+    )
 
 
 def test_position_interpolation_identity_and_endpoints():
     table = torch.randn(6, 4, dtype=torch.float64)
     torch.testing.assert_close(position_interpolation(table, 6), table)
-    out = position_interpolation(table, 12)   # α = 1/2: even positions hit rows, odd are midpoints
+    out = position_interpolation(table, 12)  # α = 1/2: even positions hit rows, odd are midpoints
     torch.testing.assert_close(out[0::2], table)
     torch.testing.assert_close(out[1:-1:2], (table[:-1] + table[1:]) / 2)
-    torch.testing.assert_close(out[-1], table[-1])   # x = 5.5 is past the last row: held
+    torch.testing.assert_close(out[-1], table[-1])  # x = 5.5 is past the last row: held
     with pytest.raises(IndexError):  # the failure the interpolation avoids
         torch.nn.Embedding(6, 4)(torch.tensor([6]))
 
@@ -97,8 +103,9 @@ def test_t5_buckets_float32_and_float64_logs_agree_on_the_graded_offsets():
             half = nb // 2 if bidirectional else nb
             n = rel.abs() if bidirectional else (-rel).clamp(min=0)
             exact = half // 2
-            large = exact + np.floor(np.log(np.maximum(n.numpy(), 1) / exact) / math.log(md / exact)
-                                     * (half - exact)).astype(np.int64)
+            large = exact + np.floor(
+                np.log(np.maximum(n.numpy(), 1) / exact) / math.log(md / exact) * (half - exact)
+            ).astype(np.int64)
             b = np.where(n.numpy() < exact, n.numpy(), np.minimum(large, half - 1))
             if bidirectional:
                 b = b + (rel.numpy() > 0) * half

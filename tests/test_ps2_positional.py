@@ -2,6 +2,7 @@
 [−300, 300], bidirectional and causal — an independently written correct bucket function
 passes, a boundary off-by-one is rejected and named — and document 000's errors about
 sinusoidal encodings, handed in as a student would, are caught and named."""
+
 import numpy as np
 import pytest
 
@@ -13,7 +14,7 @@ EVERY = np.arange(-300, 301)
 
 # A correct bucket function written differently from the reference: one offset at a time,
 # Python's float64 math.log, explicit branches.
-BUCKET_LOOP = '''
+BUCKET_LOOP = """
 def t5_bucket(rel_pos, bidirectional=True, num_buckets=32, max_distance=128):
     flat = [int(r) for r in torch.as_tensor(rel_pos).reshape(-1).tolist()]
     out = []
@@ -28,7 +29,7 @@ def t5_bucket(rel_pos, bidirectional=True, num_buckets=32, max_distance=128):
             b = min(exact + int(math.log(n / exact) / math.log(max_distance / exact) * (half - exact)), half - 1)
         out.append(offset + b)
     return torch.tensor(out, dtype=torch.long).reshape(torch.as_tensor(rel_pos).shape)
-'''
+"""
 
 
 def _bucket_with(old, new):
@@ -46,21 +47,47 @@ def _pe_with(old, new):
 CASES = {
     # student -> {cell: source}, the question that must fail (None: all pass), misconception, words
     "bucket_loop": ({"bucket_impl": BUCKET_LOOP}, None, None, ()),
-    "exact_range_ends_early": ({"bucket_impl": _bucket_with("torch.where(n < max_exact,", "torch.where(n < max_exact - 1,")},
-                               "t5_bucket", "log_boundary_off_by_one", ("Off by one at the log boundary",)),
-    "last_bucket_overflows": ({"bucket_impl": _bucket_with("clamp(max=num_buckets - 1)", "clamp(max=num_buckets)")},
-                              "t5_bucket", "last_bucket_off_by_one", ("Off by one at the far end",)),
-    "query_minus_key": ({"bucket_impl": _bucket_with("rel_pos = torch.as_tensor(rel_pos).long()",
-                                                      "rel_pos = -torch.as_tensor(rel_pos).long()")},
-                        "t5_bucket", "sign_convention", ("memory − query",)),
+    "exact_range_ends_early": (
+        {"bucket_impl": _bucket_with("torch.where(n < max_exact,", "torch.where(n < max_exact - 1,")},
+        "t5_bucket",
+        "log_boundary_off_by_one",
+        ("Off by one at the log boundary",),
+    ),
+    "last_bucket_overflows": (
+        {"bucket_impl": _bucket_with("clamp(max=num_buckets - 1)", "clamp(max=num_buckets)")},
+        "t5_bucket",
+        "last_bucket_off_by_one",
+        ("Off by one at the far end",),
+    ),
+    "query_minus_key": (
+        {
+            "bucket_impl": _bucket_with(
+                "rel_pos = torch.as_tensor(rel_pos).long()", "rel_pos = -torch.as_tensor(rel_pos).long()"
+            )
+        },
+        "t5_bucket",
+        "sign_convention",
+        ("memory − query",),
+    ),
     # document 000 loses the exponent's minus sign (its RoPE angles 100^(2(i−1)/d)); as a sinusoid:
-    "sign_000": ({"pe_impl": _pe_with("** (-torch.arange", "** (torch.arange")},
-                 "sinusoidal_pe", "exponent_sign", ("document 000", "base^(−2i/d)")),
+    "sign_000": (
+        {"pe_impl": _pe_with("** (-torch.arange", "** (torch.arange")},
+        "sinusoidal_pe",
+        "exponent_sign",
+        ("document 000", "base^(−2i/d)"),
+    ),
     # document 000's cosine formula, verbatim: cos(k / (n^{2i} / d))
-    "cos_formula_000": ({"pe_impl": _pe_with(
-        "pe[:, 1::2] = torch.cos(pos * omega)",
-        "pe[:, 1::2] = torch.cos(pos / (float(base) ** torch.arange(0, d, 2, dtype=torch.float64) / d))")},
-        "sinusoidal_pe", "cos_typo_000", ("document 000", "n^{2i}/d")),
+    "cos_formula_000": (
+        {
+            "pe_impl": _pe_with(
+                "pe[:, 1::2] = torch.cos(pos * omega)",
+                "pe[:, 1::2] = torch.cos(pos / (float(base) ** torch.arange(0, d, 2, dtype=torch.float64) / d))",
+            )
+        },
+        "sinusoidal_pe",
+        "cos_typo_000",
+        ("document 000", "n^{2i}/d"),
+    ),
 }
 
 
@@ -104,7 +131,11 @@ def test_wrong_answer_is_rejected_and_named(graded, student):
     for w in words:
         assert w in res["feedback"], (w, res["feedback"])
     assert "Traceback" not in res["feedback"]
-    others = {gid: q for gid, q in graded[student]["questions"].items() if gid != question and q["status"] not in ("passed", "pending")}
+    others = {
+        gid: q
+        for gid, q in graded[student]["questions"].items()
+        if gid != question and q["status"] not in ("passed", "pending")
+    }
     # pe_similarity uses the student's sinusoidal_pe, t5_bias their t5_bucket: the error may
     # cost the dependent question too, and is named there (as itself or as coming from 4a / 1a)
     assert set(others) <= DEPENDENT[question], others
@@ -116,7 +147,6 @@ def test_wrong_answer_is_rejected_and_named(graded, student):
 
 def test_the_boundary_off_by_one_differs_from_the_reference_at_one_offset_pair_only():
     """Why every offset matters: ending the exact range one early changes the buckets of ±7 only."""
-    import sys
 
     from solutions.positional import t5_relative_bucket
 
