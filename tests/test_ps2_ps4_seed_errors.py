@@ -39,7 +39,8 @@ PS3_CASES = {
 
 
 # Document 000, Q4.5: the slope is "a predefined constant, e.g. 0.4", the same for every head.
-# The student's later answers call their own alibi_slopes, so the bias and the attention inherit it.
+# The student's later answers call their own alibi_slopes, so the bias and the attention inherit it:
+# the root-cause policy (README) costs the points once, where the mistake is made.
 SLOPES_000 = """def alibi_slopes(n_heads):
     return torch.full((n_heads,), 0.4, dtype=torch.float64)
 """
@@ -54,14 +55,14 @@ PS4_CASES = {
     "alibi_slopes_000": (
         "slopes_impl",
         SLOPES_000,
-        ("alibi_slopes", "alibi_causal_bias", "alibi_attention"),
+        ("alibi_slopes",),
         "free_constant",
         FREE_CONSTANT_WORDS,
     ),
     "alibi_bias_000": (
         "bias_impl",
         BIAS_000,
-        ("alibi_causal_bias", "alibi_attention"),
+        ("alibi_causal_bias",),
         "free_constant",
         FREE_CONSTANT_WORDS,
     ),
@@ -107,9 +108,15 @@ def ps4_graded(tmp_path_factory):
     return _grade("ps4_alibi", PS4_CASES, tmp_path_factory.mktemp("seed4"))
 
 
+PS4_DEPENDENTS = {"alibi_slopes_000": ("alibi_causal_bias", "alibi_attention"), "alibi_bias_000": ("alibi_attention",)}
+
+
 @pytest.mark.parametrize("student", list(PS4_CASES))
 def test_ps4_alibi_free_constant_slope_is_named(ps4_graded, student):
     _assert_named(ps4_graded, PS4_CASES, student)
+    for gid in PS4_DEPENDENTS[student]:  # inherited, not repeated: passed, pointing at the cause
+        res = ps4_graded[student]["questions"][gid]
+        assert res["status"] == "passed" and res["root_cause"] and "first" in res["feedback"], (gid, res)
 
 
 def test_the_solution_cells_used_above_exist():
