@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     except CourseNotFound as exc:
         print(f"autograder: {exc}", file=sys.stderr)
         return 2
+    finally:
+        use_course(None)  # the choice is this command's: a caller in the same process is not bound to it
 
 
 if __name__ == "__main__":

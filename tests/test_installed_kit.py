@@ -187,7 +187,10 @@ def test_no_course_is_a_clear_message(tmp_path):
 def test_a_missing_course_directory_is_named(tmp_path):
     from autograder.cli import main
 
+    from autograder.course import find_course
+
     assert main(["--course", str(tmp_path / "nope"), "release", "--check"]) == 2
+    assert find_course().root != tmp_path / "nope"  # the flag held for that command only
 
 
 def test_problem_set_folder_needs_no_prefix_and_no_sys_path(tmp_path):
