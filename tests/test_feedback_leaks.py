@@ -137,7 +137,12 @@ def test_titles_hold_no_expected_formula(name):
             assert not any(form in squash(title) for form in expected_forms(q, assignment)), (gid, title)
 
 
-@pytest.mark.parametrize("name", list_assignments())
+def _training_marked_slow(names):
+    """PS6 trains models (and its mutation analysis takes minutes): `-m "not slow"` leaves it out."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in names]
+
+
+@pytest.mark.parametrize("name", _training_marked_slow(list_assignments()))
 def test_killed_mutants_feedback_gives_nothing_away(name):
     """Every problem set's mutants that the first self-test student's probes reject (a superset of
     the killed ones), with the crash and automatic diagnoses they get."""

@@ -186,7 +186,6 @@ def test_no_course_is_a_clear_message(tmp_path):
 
 def test_a_missing_course_directory_is_named(tmp_path):
     from autograder.cli import main
-
     from autograder.course import find_course
 
     assert main(["--course", str(tmp_path / "nope"), "release", "--check"]) == 2

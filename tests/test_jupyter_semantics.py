@@ -195,7 +195,12 @@ def sprinkle(nb) -> None:
 TRAINING = ("train_copy", "train_addition")  # graded by training: see test_training_determinism
 
 
-@pytest.mark.parametrize("name", list_assignments())
+def _training_marked_slow(names):
+    """PS6 trains models (and its mutation analysis takes minutes): `-m "not slow"` leaves it out."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in names]
+
+
+@pytest.mark.parametrize("name", _training_marked_slow(list_assignments()))
 def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
     from autograder.grade import grade_cohort
     from autograder.samples import make_notebook, write_submission
