@@ -22,7 +22,7 @@ CODE_PATTERNS = [
     ),
     (r"\bos\s*\.\s*(write|dup2?|fdopen)\s*\(", "writes to raw file descriptors"),
     (r"def\s+__eq__\s*\(", "defines a custom __eq__"),
-    (r"\b(assignments|solutions|release)/|gradebook\.db", "refers to the course's private files"),
+    (r"\b(assignments|problem_sets|source|solutions|release)/|gradebook\.db", "refers to the course's private files"),
 ]
 
 WALL_PATTERNS = [
