@@ -24,7 +24,7 @@ def _solution_cells(nb) -> dict[str, object]:
 
 
 def solution_sources(assignment: Assignment) -> dict[str, str]:
-    """grade_id -> the instructor's solution cell source (from assignments/, trusted side only)."""
+    """grade_id -> the instructor's solution cell source (from the course's source notebook, trusted side only)."""
     source = nbformat.read(assignment.source_dir / assignment.notebook, as_version=4)
     return {gid: cell.source for gid, cell in _solution_cells(source).items()}
 
