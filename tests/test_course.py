@@ -102,3 +102,70 @@ def test_release_refuses_control_characters_in_markdown(ps1, tmp_path):
     nbformat.write(nb, path)
     with pytest.raises(RuntimeError, match="control characters"):
         build_release(dataclasses.replace(ps1, root=tmp_path / "src"), tmp_path / "work")
+
+
+def test_a_new_question_needs_its_notebook_cells_and_one_module(ps1, tmp_path):
+    """The README recipe on an existing problem set: cells added to the notebook (question text,
+    answer cell, grade cell with the points) and one Question appended to one module's QUESTIONS;
+    __init__.py and every other file untouched."""
+    import shutil
+    import textwrap
+
+    from autograder.release import build_release
+    from autograder.selftest import check_misconceptions
+    from autograder.spec import import_problem_set
+
+    course = tmp_path / "course"
+    init_course(course, "recipe", with_problem_sets=False)
+    folder = course / "source" / "ps4_alibi"
+    shutil.copytree(
+        import_problem_set(ps1.root / "ps4_alibi").__path__[0], folder, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    nb = nbformat.read(folder / "ps4_alibi.ipynb", as_version=4)
+    meta = {"grade": False, "locked": True, "solution": False, "task": False, "schema_version": 3}
+    nb.cells += [
+        nbformat.v4.new_markdown_cell(
+            "## Extra. Write `row_softmax(x)`.", metadata={"nbgrader": {**meta, "grade_id": "x_md"}}
+        ),
+        nbformat.v4.new_code_cell(
+            "def row_softmax(x):\n    ### BEGIN SOLUTION\n    return torch.softmax(x, dim=-1)\n    ### END SOLUTION",
+            metadata={"nbgrader": {**meta, "grade_id": "row_softmax_impl", "locked": False, "solution": True}},
+        ),
+        nbformat.v4.new_code_cell(
+            "# autograder: visible checks for row_softmax",
+            metadata={"nbgrader": {**meta, "grade_id": "row_softmax", "grade": True, "points": 2}},
+        ),
+    ]
+    nbformat.write(nb, folder / "ps4_alibi.ipynb")
+    with open(folder / "profile.py", "a") as module:
+        module.write(
+            textwrap.dedent("""
+            import numpy as np
+
+
+            def _row_softmax_probes(rng):
+                return [Probe((rng.standard_normal(s).astype(np.float32),), f"shape {s}") for s in ((2, 5), (3, 2, 4))]
+
+
+            QUESTIONS.append(Question(
+                grade_id="row_softmax", answer="row_softmax", reference=lambda x: torch.softmax(x, dim=-1),
+                probes=_row_softmax_probes, visible=[Probe((np.array([1.0, 2.0, 3.0], np.float32),), "x = [1, 2, 3]")],
+                misconceptions=[Misconception("first axis", "softmax normalises each row (the last axis).",
+                                              lambda x: torch.softmax(x, dim=0))]))
+        """)
+        )
+    changed = {p.name for p in folder.iterdir() if p.name in before and p.read_bytes() != before[p.name]}
+    assert changed == {"ps4_alibi.ipynb", "profile.py"}
+
+    use_course(course)
+    from autograder.spec import load_assignment
+
+    ps4 = load_assignment("ps4")
+    question = ps4.question("row_softmax")
+    assert question.points == 2 and ps4.max_score == 13 and ps4.questions[-1] is question
+    assert check_misconceptions(dataclasses.replace(ps4, questions=[question])) == []
+    released = nbformat.read(build_release(ps4, tmp_path / "work") / "ps4_alibi.ipynb", as_version=4)
+    check = next(c for c in released.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "row_softmax")
+    assert "assert_allclose" in check.source and "BEGIN SOLUTION" not in "".join(c.source for c in released.cells)
