@@ -285,7 +285,7 @@ def notebook_points(notebook_path: Path) -> dict[str, float]:
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("grade") and meta.get("grade_id"):
-            points[meta["grade_id"]] = float(meta.get("points", 0))
+            points[meta["grade_id"]] = float(meta.get("points") or 0)
     return points
 
 

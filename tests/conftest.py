@@ -1,6 +1,12 @@
 import pytest
 
-from autograder.spec import load_assignment
+from autograder.spec import list_assignments, load_assignment
+
+
+def problem_set_params():
+    """Every problem set as a test parameter; PS6 trains models (and its mutation analysis takes
+    minutes), so it is marked slow: `-m "not slow"` leaves it out."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in list_assignments()]
 
 
 @pytest.fixture(scope="session")

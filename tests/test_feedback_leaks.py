@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 import sympy
+from conftest import problem_set_params
 
 from autograder.feedback_audit import FeedbackAudit, audit_known_wrong, audit_mutants
 from autograder.selftest import SELFTEST_STUDENTS
@@ -137,12 +138,7 @@ def test_titles_hold_no_expected_formula(name):
             assert not any(form in squash(title) for form in expected_forms(q, assignment)), (gid, title)
 
 
-def _training_marked_slow(names):
-    """PS6 trains models (and its mutation analysis takes minutes): `-m "not slow"` leaves it out."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in names]
-
-
-@pytest.mark.parametrize("name", _training_marked_slow(list_assignments()))
+@pytest.mark.parametrize("name", problem_set_params())
 def test_killed_mutants_feedback_gives_nothing_away(name):
     """Every problem set's mutants that the first self-test student's probes reject (a superset of
     the killed ones), with the crash and automatic diagnoses they get."""

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import problem_set_params
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.notebook import read_notebook
 from autograder.runner import execute
 from autograder.sandbox.pool import SandboxConfig, Worker
-from autograder.spec import Assignment, Question, list_assignments, load_assignment
+from autograder.spec import Assignment, Question, load_assignment
 
 # name -> cells; every name listed in NAMES[feature] must agree between kernel and grader
 FEATURES: dict[str, list[str]] = {
@@ -195,12 +196,7 @@ def sprinkle(nb) -> None:
 TRAINING = ("train_copy", "train_addition")  # graded by training: see test_training_determinism
 
 
-def _training_marked_slow(names):
-    """PS6 trains models (and its mutation analysis takes minutes): `-m "not slow"` leaves it out."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in names]
-
-
-@pytest.mark.parametrize("name", _training_marked_slow(list_assignments()))
+@pytest.mark.parametrize("name", problem_set_params())
 def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
     from autograder.grade import grade_cohort
     from autograder.samples import make_notebook, write_submission

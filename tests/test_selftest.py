@@ -1,14 +1,10 @@
 import pytest
+from conftest import problem_set_params
 
 from autograder.selftest import selftest
-from autograder.spec import list_assignments, load_assignment
+from autograder.spec import load_assignment
 
 
-def _training_marked_slow(names):
-    """PS6 trains models (and its mutation analysis takes minutes): `-m "not slow"` leaves it out."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n == "ps6_build" else n for n in names]
-
-
-@pytest.mark.parametrize("name", _training_marked_slow(list_assignments()))
+@pytest.mark.parametrize("name", problem_set_params())
 def test_selftest(name):
     assert selftest(load_assignment(name)) == []
