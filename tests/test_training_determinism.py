@@ -49,7 +49,12 @@ def test_reference_solution_is_graded_the_same_idle_and_saturated(tmp_path):
     worker = Worker(0, SandboxConfig())
     try:
         idle_run, idle = _grade(worker, notebook, ps6, probes)
-        busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 2))]
+        # each in a session of its own: the sandbox runs in a new session, and with the kernel's
+        # autogroup scheduling busy processes that share one session would share one CPU share
+        busy = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(2 * (os.cpu_count() or 2))
+        ]
         try:
             busy_run, saturated = _grade(worker, notebook, ps6, probes)
         finally:
