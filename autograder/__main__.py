@@ -1,5 +1,5 @@
 import sys
 
-from autograder.cli import main
+from autograder.cli.main import main
 
 sys.exit(main())

@@ -19,6 +19,7 @@ The layout is also an nbgrader course directory::
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import tomllib
 from dataclasses import dataclass
@@ -96,8 +97,9 @@ def find_course(cwd: Path | None = None) -> Course:
 
 
 def shipped_problem_sets() -> Path:
-    """The six problem sets that ship with the kit (a course's source/ starts as a copy)."""
-    return Path(__file__).resolve().parent / "problem_sets"
+    """The six problem sets that ship with the kit (a course's source/ starts as a copy): the
+    checkout's assignments/, installed as the package ``autograder.shipped_assignments``."""
+    return Path(str(importlib.resources.files("autograder.shipped_assignments")))
 
 
 def init_course(root: Path, course_id: str | None = None, *, with_problem_sets: bool = True) -> Course:

@@ -5,7 +5,7 @@ source notebook; its ``__init__.py`` gives an :class:`Assignment` made of :class
 objects. From one question come
 
 * the visible checks written into the released notebook (expected values computed from the
-  reference at release time, see ``autograder.release``),
+  reference at release time, see ``autograder.releasing.stages``),
 * the hidden probes drawn per student at grading time (``probes(rng)``), sent into the sandbox
   as plain data,
 * the verdict, reached in the trusted process by comparing what came back with
@@ -23,14 +23,14 @@ import hashlib
 import importlib.util
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from autograder.judging.compare import AllClose, Comparator
+from autograder.judging.compare.comparators import AllClose, Comparator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the kit (its solutions/ and autograder/)
 
@@ -53,6 +53,15 @@ class FunctionSource:
 
     source: str
     name: str
+
+    @classmethod
+    def of(cls, function: Callable) -> FunctionSource:
+        """The source of a module-level function, self-contained (its imports inside it), so
+        that the grader's reference and what the sandbox compiles are the same code."""
+        import inspect
+        import textwrap
+
+        return cls(textwrap.dedent(inspect.getsource(function)), function.__name__)
 
     def compile(self) -> Callable:
         import math
@@ -96,12 +105,26 @@ class Question:
     # gets the same verdict on a quiet and on a saturated machine
     cpu_limit_s: float | None = None
     personal: bool = False  # a value whose expected answer depends on the student's parameters
-    # Root cause across questions (grade.py): the grade ids of the questions whose answers this
+    # Root cause across questions (autograder.grading.root_cause): the grade ids of the questions whose answers this
     # answer calls; a question others depend on may carry its reference as self-contained source,
     # which the sandbox binds under the answer's name when re-asking a dependent question.
     depends_on: tuple[str, ...] = ()
     reference_source: FunctionSource | None = None
-    rebind: tuple[tuple[str, FunctionSource], ...] = ()  # set by grade.py for that re-run only
+    rebind: tuple[tuple[str, FunctionSource], ...] = ()  # set by grading for that re-run only
+    # The value the source documents print for this answer ("document 002"): its released check
+    # compares with the printed value, so a student sees where the document rounds or slips.
+    document_value: str = ""
+    # For the self-test (autograder.proving), when a question needs other than the defaults:
+    # why it has no mutation analysis (say, graded by training the student's model)
+    mutation_exempt: str = ""
+    # more wrong answers its probes must reject, beside the mutants of the reference: name -> function
+    extra_mutants: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    # mutants that may survive, each with the reason it is right (equivalent on the notebook's domain)
+    accepted_mutants: Mapping[str, str] = field(default_factory=dict)
+    # probe arguments the coverage rules need not vary: parameter -> why
+    coverage_exempt: Mapping[str, str] = field(default_factory=dict)
+    # combinations some hidden probe must contain: description -> predicate over a call's arguments
+    coverage_together: Mapping[str, Callable[[dict], bool]] = field(default_factory=dict)
 
     def probes_for(self, student_id: str, assignment: Assignment) -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's
@@ -244,8 +267,8 @@ def import_problem_set(folder: Path):
 
 
 def problem_set_module(assignment: Assignment):
-    """The package an assignment was loaded from (its DOCUMENT_VALUES, EXTRA_MUTANTS, …), or None
-    for an assignment built in code (tests)."""
+    """The package an assignment was loaded from (its modules), or None for an assignment built
+    in code (tests)."""
     if assignment.root is None or _spec_file(assignment.source_dir) is None:
         return None
     return import_problem_set(assignment.source_dir)

@@ -29,7 +29,7 @@ c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.root = COURSE_ROOT
 # Student notebooks: the kit's release/<ps>/, built by `autograder release` through nbgrader's own
 # generate_assignment with the visible checks filled in (so never run generate_assignment on the
-# kit's problem sets (autograder/problem_sets/): its check cells are placeholders until `autograder release`).
+# kit's problem sets (assignments/): its check cells are placeholders until `autograder release`).
 c.CourseDirectory.release_directory = os.path.join(KIT, "release")
 # The gradebook formgrader shows; pass the same URL to `autograder grade --db`.
 # PostgreSQL works as well: "postgresql+psycopg2://grader@dbhost/transformers101".

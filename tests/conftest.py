@@ -17,8 +17,8 @@ def ps1():
 @pytest.fixture(scope="session")
 def demo_results(ps1, tmp_path_factory):
     """The demo's sample cohort, graded once through the real sandbox."""
-    from autograder.demo import make_samples
-    from autograder.grade import grade_cohort
+    from autograder.cli.demo import make_samples
+    from autograder.grading.cohort import grade_cohort
 
     root = tmp_path_factory.mktemp("demo")
     make_samples(root / "in")

@@ -122,3 +122,14 @@ def test_ruff_is_clean(command):
     assert ruff, "ruff is not installed in this environment (pip install -e '.[test]')"
     r = subprocess.run([ruff, *command], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def test_every_package_of_the_kit_is_in_the_wheel():
+    """pyproject.toml names the kit's packages (the shipped problem sets are mapped in from
+    assignments/): a new subpackage left out would be missing from an installed kit."""
+    import tomllib
+
+    named = set(tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {_module_name(p) for root in ("autograder", "solutions") for p in (REPO_ROOT / root).rglob("__init__.py")}
+    found.add("autograder.shipped_assignments")
+    assert named == found, f"missing from pyproject: {sorted(found - named)}; not packages: {sorted(named - found)}"

@@ -92,7 +92,7 @@ def test_questions_follow_the_notebook_order(ps1):
 def test_release_refuses_control_characters_in_markdown(ps1, tmp_path):
     import shutil
 
-    from autograder.release import build_release
+    from autograder.releasing.stages import build_release
 
     shutil.copytree(ps1.source_dir, tmp_path / "src" / ps1.name)
     path = tmp_path / "src" / ps1.name / ps1.notebook
@@ -111,8 +111,8 @@ def test_a_new_question_needs_its_notebook_cells_and_one_module(ps1, tmp_path):
     import shutil
     import textwrap
 
-    from autograder.release import build_release
-    from autograder.selftest import check_misconceptions
+    from autograder.proving.selftest import check_misconceptions
+    from autograder.releasing.stages import build_release
     from autograder.spec import import_problem_set
 
     course = tmp_path / "course"

@@ -15,8 +15,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.cli import build_parser
-from autograder.demo import make_samples
+from autograder.cli.demo import make_samples
+from autograder.cli.main import build_parser
 from autograder.spec import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -242,7 +242,7 @@ def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
 
 
 def test_gradescope_run_without_a_notebook_scores_zero(ps1, tmp_path, monkeypatch):
-    from autograder.gradescope import run
+    from autograder.outputs.gradescope import run
 
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "answers.txt").write_text("I forgot the notebook")

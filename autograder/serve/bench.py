@@ -146,8 +146,8 @@ def _pct(values: list[float], p: float) -> float:
 def _notebooks():
     import nbformat
 
-    from autograder.demo import MISSING_SCALE
-    from autograder.samples import make_notebook
+    from autograder.cli.demo import MISSING_SCALE
+    from autograder.releasing.sample_submissions import make_notebook
     from autograder.spec import load_assignment
 
     ps1 = load_assignment("ps1")
@@ -157,7 +157,7 @@ def _notebooks():
 
 
 def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int = 20) -> int:
-    from autograder.grade import grade_cohort
+    from autograder.grading.cohort import grade_cohort
 
     ps1, good, bad = _notebooks()
     names = [f"st{i:02d}" for i in range(students)]

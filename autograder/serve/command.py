@@ -25,13 +25,13 @@ async def _serve(args) -> int:
     from tornado.httpserver import HTTPServer
     from tornado.ioloop import IOLoop, PeriodicCallback
 
+    from autograder.grading.storage import OutputBusy
     from autograder.sandbox.pool import SandboxConfig
     from autograder.serve.app import attach_waiters, make_app
     from autograder.serve.auth import Policy, in_hub, load_tokens
     from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine
     from autograder.serve.ratelimit import parse_rate
     from autograder.spec import list_assignments, load_assignment
-    from autograder.storage import OutputBusy
 
     mode = "hub" if in_hub() else "token"
     tokens = None

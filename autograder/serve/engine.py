@@ -4,7 +4,7 @@ Each worker thread owns one warm sandboxed :class:`~autograder.sandbox.pool.Work
 warmed up once, by grading each problem set's unsolved release) and loops: take the next job
 (round-robin across students), claim it in the journal, ``grade.grade_one``, write the record
 to the per-submission store ``STATE/<ps>/submissions/<student>.json`` (the same
-:class:`~autograder.storage.ResultStore` and fingerprint as ``autograder grade``; the store
+:class:`~autograder.grading.storage.ResultStore` and fingerprint as ``autograder grade``; the store
 holds each student's latest result), write the student's feedback page, then mark the job done
 in the journal. ``STATE/<ps>/results.json`` and, with ``--db``, nbgrader's gradebook are brought
 up to date by a background thread from the journal's ``recorded`` flag, so they catch up after a
@@ -22,8 +22,8 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder import storage
-from autograder.grade import Submission, _single_threaded_reference, fingerprint, grade_one, spec_fingerprint
+from autograder.grading import storage
+from autograder.grading.cohort import Submission, _single_threaded_reference, fingerprint, grade_one, spec_fingerprint
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.serve.fairqueue import FairQueue, QueueFull
 from autograder.serve.journal import Job, Journal
@@ -189,8 +189,8 @@ class Engine:
 
         import nbformat
 
-        from autograder.release import released_notebook
-        from autograder.samples import make_notebook
+        from autograder.releasing.sample_submissions import make_notebook
+        from autograder.releasing.stages import released_notebook
 
         with tempfile.TemporaryDirectory(prefix="autograder-warm-") as tmp:
             for assignment in self.assignments.values():
@@ -248,7 +248,7 @@ class Engine:
         store.save(job.student, fingerprint(sub, self.spec_hash[job.ps]), record)
         view = student_view(record)
         with contextlib.suppress(OSError):
-            from autograder.exports import feedback_page
+            from autograder.outputs.exports import feedback_page
 
             page = feedback_page(assignment, job.student, view)
             (store.out_dir / "feedback").mkdir(exist_ok=True)
@@ -289,7 +289,7 @@ class Engine:
                 continue
             results = store.assemble(assignment, self.journal.students(ps))
             if self.db:
-                from autograder.gradebook import record_results
+                from autograder.outputs.gradebook import record_results
 
                 students = sorted({j.student for j in jobs})
                 notebooks = {}

@@ -1,7 +1,7 @@
 """Similar solution code: what each student wrote, normalised and fingerprinted, compared in pairs.
 
 1. **What is compared.** The code cells of a submission (parsed, never run, by
-   ``autograder.notebook.read_notebook``), less the locked cells of the release; the release's
+   ``autograder.grading.notebook.read_notebook``), less the locked cells of the release; the release's
    own code (the function signatures and docstrings it hands out) is subtracted as boilerplate.
 2. **Units.** Each cell is split at the top level: every function or class is a unit of its
    own, the other statements of a cell form one more. Fingerprints never span two units, so
@@ -39,7 +39,7 @@ import numpy as np
 from pygments import token as tok
 from pygments.lexers import PythonLexer
 
-from autograder.notebook import read_notebook
+from autograder.grading.notebook import read_notebook
 
 K = 10  # tokens per hashed window ("noise threshold": shorter matches are ignored)
 WINDOW = 4  # winnowing window: every match of K + WINDOW - 1 = 13 tokens is found

@@ -29,7 +29,7 @@ class Analysis:
 
 
 def _records(out_dir: Path) -> dict[str, dict]:
-    from autograder.storage import ResultStore
+    from autograder.grading.storage import ResultStore
 
     results = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))
     store = ResultStore(out_dir)
@@ -45,7 +45,7 @@ def _notebooks(
 ) -> dict[str, Path | str]:
     """student -> notebook path, or why there is none."""
     if submissions is not None:
-        from autograder.intake import collect
+        from autograder.intake.collect import collect
 
         intake = collect(submissions, assignment, out_dir / "similarity" / "intake", **intake_options)
         return {s.student: s.notebook or s.problem for s in intake.submissions}
@@ -65,7 +65,7 @@ def analyse(
     threshold: float = sc.THRESHOLD,
     intake_options: dict | None = None,
 ) -> Analysis:
-    from autograder.release import released_notebook
+    from autograder.releasing.stages import released_notebook
 
     records = _records(out_dir)
     release = sc.read_release(str(released_notebook(assignment)))
@@ -110,7 +110,7 @@ def write_similarity(
     threshold: float = sc.THRESHOLD,
     intake_options: dict | None = None,
 ) -> tuple[Path, Analysis]:
-    from autograder.storage import write_json_atomic
+    from autograder.grading.storage import write_json_atomic
 
     analysis = analyse(assignment, out_dir, submissions, threshold=threshold, intake_options=intake_options)
     folder = Path(out_dir) / "similarity"
@@ -169,7 +169,7 @@ def cmd_similarity(args) -> int:
     if results.get("assignment") != assignment.name:
         print(f"{out / 'results.json'} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
         return 2
-    from autograder.intake import IntakeError
+    from autograder.intake.collect import IntakeError
 
     submissions = Path(args.submissions) if args.submissions else None
     try:

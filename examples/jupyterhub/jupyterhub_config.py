@@ -13,7 +13,7 @@
 #            "$JUPYTERHUB_URL/services/autograder/api/submit/ps1?wait=30"
 #
 # Every setting below can be set through the environment, so this file is used as it stands
-# (tests/test_serve_hub.py starts a real Hub with it on loopback). Use it as the Hub's
+# (tests/system/test_serve_hub.py starts a real Hub with it on loopback). Use it as the Hub's
 # jupyterhub_config.py, or include it in yours with `load_subconfig("/path/to/this/file")`.
 import os
 import sys

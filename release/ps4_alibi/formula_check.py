@@ -1,6 +1,6 @@
 """The restricted formula grammar, standard library only.
 
-The grader's parser (``autograder.judging.symbolic.parse_formula``) checks every answer with
+The grader's parser (``autograder.judging.compare.symbolic.parse_formula``) checks every answer with
 ``check_formula`` before it builds SymPy objects, and the release ships this same file beside
 the notebook as ``formula_check.py``, so a student's visible check refuses exactly what the
 grader refuses: text that does not parse, a symbol the question does not offer, a function

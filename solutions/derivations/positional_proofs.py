@@ -1,6 +1,6 @@
 """Exact (SymPy) facts behind the positional-encoding problem sets (PS2 sinusoidal, PS3 RoPE,
 PS4 ALiBi). Every ``prove_*`` returns True when the identity simplifies to zero symbolically;
-``tests/test_positional_proofs.py`` runs each one, and the graders use the expressions below.
+``tests/solutions/test_positional_proofs.py`` runs each one, and the graders use the expressions below.
 
 * Sinusoidal shift (PS2): with PE(p) = (…, sin pω_i, cos pω_i, …), PE(p+k) = M_k·PE(p) where
   M_k is block diagonal with blocks [[cos kω, sin kω], [−sin kω, cos kω]] — independent of p.

@@ -1,7 +1,7 @@
 """The course's symbol names, shared by every derivation, and ``evaluate``.
 
 All sizes are positive integers, so SymPy may use that when simplifying. A reference formula
-built here and a student's formula parsed by ``autograder.judging.symbolic`` are matched by
+built here and a student's formula parsed by ``autograder.judging.compare.symbolic`` are matched by
 symbol *name*, so the assumptions attached here never have to agree with the parser's.
 """
 

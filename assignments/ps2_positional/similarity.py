@@ -1,0 +1,85 @@
+"""Part 5, similarity vs distance: PE(p)·PE(p + Δ) = Σ cos(Δω_i) (SymPy identity in
+tests/solutions/test_encodings_ps2.py) — the probes, the known-wrong similarities (some built on a wrong
+`sinusoidal_pe`, which the student's answer calls: root cause) and their feedback."""
+
+import numpy as np
+import torch
+
+from autograder.authoring import AllClose, Misconception, Probe, Question
+from solutions.encodings import sinusoidal_similarity
+
+from .common import COS_TYPO, DIM_INDEX, EXPONENT_SIGN, I_NOT_2I, omegas, pe
+
+FROM_PE = "Your dot products are taken right, but the encodings come from a sinusoidal_pe with a mistake (see 1a): "
+SIM = {
+    "normalised": "Return the raw dot product PE(p)·PE(p + Δ) (d/2 at Δ = 0), not the cosine similarity.",
+    "offset": "Δ is a distance, not a position: compare PE(p) with PE(p + Δ), not with PE(Δ).",
+}
+
+
+# ---- probes, drawn per student
+def similarity_probes(rng):
+    probes = [
+        Probe(
+            (int(rng.integers(1, 200)), np.arange(0, 80, dtype=np.int64), int(d), float(b)),
+            f"distances 0 … 79, d = {d}, base = {b:g}",
+        )
+        for d, b in zip(rng.choice([8, 16, 64, 128], 2, replace=False), (1000.0, 100.0))
+    ]
+    # the notebook promises distances >= 0 (PE has no negative positions): scattered, not 0 … 79
+    distances = np.sort(rng.choice(np.arange(0, 240), 25, replace=False)).astype(np.int64)
+    return probes + [Probe((int(rng.integers(1, 200)), distances, 32), "25 scattered distances, d = 32, base default")]
+
+
+# ---- known-wrong answers: pe_similarity(p, distances, d, base)
+def similarity(p, distances, d, base=10000.0, *, normalised=False, offset_as_position=False, **omega_kw):
+    dist = torch.as_tensor(distances).to(torch.float64).reshape(-1)
+    w = omegas(d, base, **omega_kw)
+
+    def enc(pos):
+        ang = pos[:, None] * w
+        return torch.stack([ang.sin(), ang.cos()], dim=-1).flatten(-2)
+
+    other = dist if offset_as_position else float(p) + dist
+    out = (enc(torch.full_like(dist, float(p))) * enc(other)).sum(-1)
+    return out / (d / 2) if normalised else out
+
+
+def similarity_variant(**kw):
+    def wrong(p, distances, d, base=10000.0):
+        return similarity(p, distances, d, base, **kw)
+
+    return wrong
+
+
+def similarity_from_table(**pe_kw):
+    """A right pe_similarity built on a wrong sinusoidal_pe (``pe``'s switches)."""
+
+    def wrong(p, distances, d, base=10000.0):
+        dist = torch.as_tensor(distances).long()
+        table = pe(p + int(dist.max()) + 1, d, base, **pe_kw)
+        return table[p + dist] @ table[p]
+
+    return wrong
+
+
+QUESTIONS = [
+    Question(
+        grade_id="similarity",
+        answer="pe_similarity",
+        title="Similarity vs distance",
+        reference=sinusoidal_similarity,
+        depends_on=("sinusoidal_pe",),
+        probes=similarity_probes,
+        compare=AllClose(atol=2e-3, rtol=1e-4),
+        visible=[Probe((5, np.array([0, 1, 2, 10, 50]), 4, 100.0), "p = 5, d = 4, base 100")],
+        misconceptions=(
+            Misconception("exponent_sign", EXPONENT_SIGN, similarity_variant(sign=+1)),
+            Misconception("i_not_2i", I_NOT_2I, similarity_variant(factor=1)),
+            Misconception("normalised", SIM["normalised"], similarity_variant(normalised=True)),
+            Misconception("offset_as_position", SIM["offset"], similarity_variant(offset_as_position=True)),
+            Misconception("pe_d_not_d_half", FROM_PE + DIM_INDEX, similarity_from_table(dim_index=True)),
+            Misconception("pe_cos_typo_000", FROM_PE + COS_TYPO, similarity_from_table(cos_typo=True)),
+        ),
+    ),
+]

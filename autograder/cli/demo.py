@@ -1,0 +1,68 @@
+"""`autograder demo`: grade a handful of built-in sample submissions for PS1 and print the table."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from autograder.grading.cohort import grade_cohort
+from autograder.outputs.exports import table, write_feedback_pages
+from autograder.releasing.sample_submissions import make_notebook, write_submission
+from autograder.spec import load_assignment
+
+MISSING_SCALE = """def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1)            # forgot the 1/sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+"""
+
+RAISES = """def scaled_dot_product_attention(q, k, v, mask=None):
+    raise ValueError("I did not get to this one")
+"""
+
+CHEATS = """import numpy
+numpy.testing.assert_allclose = lambda *a, **k: None   # silence the visible checks
+torch.allclose = lambda *a, **k: True
+def scaled_dot_product_attention(q, k, v, mask=None):
+    return torch.zeros(*q.shape[:-1], v.shape[-1])
+"""
+
+SAMPLES = {
+    "alice": ("correct", {}),
+    "bob": ("forgets 1/sqrt(d_k)", {"sdpa_impl": MISSING_SCALE}),
+    "carol": ("raises an exception", {"sdpa_impl": RAISES}),
+    "dave": ("hands in the release unchanged", None),
+    "eve": ("monkeypatches the checks, returns zeros", {"sdpa_impl": CHEATS}),
+}
+
+
+def make_samples(root: Path) -> None:
+    assignment = load_assignment("ps1_attention")
+    for student, (_, replacements) in SAMPLES.items():
+        nb = (
+            make_notebook(assignment, solved=False) if replacements is None else make_notebook(assignment, replacements)
+        )
+        write_submission(root, student, assignment, nb)
+
+
+def run_demo(out: Path, *, workers: int = 2, sandbox=None) -> int:
+    assignment = load_assignment("ps1_attention")
+    shutil.rmtree(out, ignore_errors=True)
+    submissions = out / "submissions_in"
+    make_samples(submissions)
+    print(f"Sample submissions in {submissions}:")
+    for student, (what, _) in SAMPLES.items():
+        print(f"  {student:6} {what}")
+    started = time.monotonic()
+    results = grade_cohort(assignment, submissions, out / "graded", workers=workers, sandbox=sandbox)
+    write_feedback_pages(assignment, results, out / "graded" / "feedback")
+    modes = {rec.get("sandbox") for rec in results["students"].values()}
+    print(
+        f"\nGraded {len(results['students'])} submissions in {time.monotonic() - started:.1f} s "
+        f"(sandbox: {', '.join(sorted(m for m in modes if m))}):\n"
+    )
+    print(table(assignment, results))
+    print(f"\nresults.json: {out / 'graded' / 'results.json'}; feedback pages: {out / 'graded' / 'feedback'}")
+    return 0

@@ -1,0 +1,173 @@
+"""Run one student's notebook in a sandboxed worker and collect what their answers returned.
+
+The job sent into the sandbox holds the notebook's code cells and, per question, the probe
+inputs as plain data. What comes back is validated (``wire.decode_value``) before anything
+else looks at it. If the child dies or hangs, only the cell or question it was in is lost: the
+notebook is run again without the poisoned cell, or with the remaining questions only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.grading.notebook import StudentNotebook
+from autograder.sandbox import wire
+from autograder.sandbox.pool import Worker
+from autograder.spec import Assignment, FunctionSource, Probe
+
+
+@dataclass
+class Outcome:
+    """What one question's answer did in the sandbox (before judging)."""
+
+    status: str  # "returned" | "missing" | "error" | "timeout"
+    results: list = field(default_factory=list)  # per probe: {"value": data} | {"error"} | {"timeout"}
+    reason: str = ""
+
+
+@dataclass
+class Execution:
+    outcomes: dict[str, Outcome]
+    cell_errors: dict[int, str]
+    seconds: float
+    output: str
+    attempts: int
+    cpu_seconds: float = 0.0  # CPU time of the sandboxed processes (every attempt)
+
+
+def _encode_arg(arg):
+    if isinstance(arg, FunctionSource):
+        return {"$fn": arg.source, "name": arg.name}
+    return wire.encode_value(arg)
+
+
+def _encode_probe(probe: Probe) -> dict:
+    return {"args": [_encode_arg(a) for a in probe.args], "kwargs": wire.encode_value(dict(probe.kwargs))}
+
+
+def build_job(
+    notebook: StudentNotebook,
+    assignment: Assignment,
+    probes: dict[str, list[Probe]],
+    pending: list[str],
+    skip_cells: set[int],
+    student: str,
+) -> dict:
+    questions = []
+    for grade_id in pending:
+        q = assignment.question(grade_id)
+        questions.append(
+            {
+                "id": grade_id,
+                "answer": q.answer,
+                "call": q.call,
+                "args_as": q.args_as,
+                "timeout_s": q.timeout_s,
+                "cpu_s": q.cpu_limit_s,
+                "probes": [_encode_probe(p) for p in probes[grade_id]] if q.call else [],
+            }
+        )
+        if q.rebind:  # root cause: names bound to reference functions while this question is asked
+            questions[-1]["rebind"] = {name: _encode_arg(fn) for name, fn in q.rebind}
+    job = {
+        "cells": notebook.cells,
+        "skip_cells": sorted(skip_cells),
+        "questions": questions,
+        "env": {"JUPYTERHUB_USER": student, "AUTOGRADER_STUDENT_ID": student},
+        "cell_timeout_s": assignment.cell_timeout_s,
+        "question_timeouts": {q["id"]: q["timeout_s"] for q in questions},
+    }
+    if assignment.cpu_s is not None:
+        job["cpu_s"] = int(assignment.cpu_s)  # replaces the sandbox's default RLIMIT_CPU
+    return job
+
+
+def _decode_results(event: dict, n_probes: int) -> Outcome:
+    if "missing" in event:
+        return Outcome("missing", reason=str(event["missing"])[:300])
+    raw = event.get("results")
+    if not isinstance(raw, list) or len(raw) != n_probes:
+        return Outcome("error", reason="the sandbox returned a malformed answer")
+    results = []
+    for item in raw:
+        if isinstance(item, dict) and "value" in item:
+            try:
+                results.append({"value": wire.decode_value(item["value"])})
+            except (wire.WireError, ValueError) as exc:
+                results.append({"error": f"returned data could not be read ({exc})"})
+        elif isinstance(item, dict) and "timeout" in item:
+            results.append({"timeout": str(item["timeout"])[:300]})
+        else:
+            results.append(
+                {"error": str(item.get("error", "no result") if isinstance(item, dict) else "no result")[:500]}
+            )
+    status = "timeout" if results and all("timeout" in r for r in results) else "returned"
+    return Outcome(status, results)
+
+
+def execute(
+    worker: Worker, notebook: StudentNotebook, assignment: Assignment, probes: dict[str, list[Probe]], student: str
+) -> Execution:
+    pending = [q.grade_id for q in assignment.questions]
+    n_probes = {gid: (len(probes[gid]) if assignment.question(gid).call else 1) for gid in pending}
+    outcomes: dict[str, Outcome] = {}
+    cell_errors: dict[int, str] = {}
+    skip: set[int] = set()
+    seconds, cpu_seconds, output, attempts = 0.0, 0.0, "", 0
+    while pending and attempts <= len(notebook.cells) + len(assignment.questions):
+        attempts += 1
+        reply = worker.run(build_job(notebook, assignment, probes, pending, skip, student))
+        seconds += float(reply.get("seconds", 0.0))
+        cpu_seconds += float(reply.get("cpu_s", 0.0))
+        output = output or str(reply.get("output", ""))
+        open_phase = None
+        for event in reply.get("events", []):
+            if not isinstance(event, dict):
+                continue
+            if "cell" in event:
+                index = event["cell"]
+                if type(index) is not int or not 0 <= index < len(notebook.cells):
+                    continue
+                open_phase = ("cell", index) if event.get("status") == "start" else None
+                if event.get("status") in ("error", "timeout"):
+                    cell_errors[index] = str(event.get("error"))[:500]
+            elif isinstance(event.get("q"), str) and event["q"] in n_probes:
+                gid = event["q"]
+                if event.get("status") == "start":
+                    open_phase = ("question", gid)
+                elif open_phase == ("question", gid):  # an answer only for the question asked now:
+                    outcomes[gid] = _decode_results(event, n_probes[gid])  # a frame forged by a
+                    open_phase = None  # cell arrives out of turn and is ignored
+        reason = reply.get("reason")
+        pending = [gid for gid in pending if gid not in outcomes]
+        if reason is None or not pending:
+            break
+        if open_phase and open_phase[0] == "cell":
+            skip.add(open_phase[1])
+            cell_errors[open_phase[1]] = _human(reason)
+        elif open_phase:
+            status = "timeout" if "no progress" in reason else "error"
+            outcomes[open_phase[1]] = Outcome(status, reason=_human(reason))
+        else:  # died before running anything: nothing more to learn by retrying
+            for gid in pending:
+                outcomes[gid] = Outcome("error", reason=_human(reason))
+        pending = [gid for gid in pending if gid not in outcomes]
+    for gid in pending:
+        outcomes[gid] = Outcome("error", reason="the notebook could not be run to this question")
+    return Execution(outcomes, cell_errors, seconds, output, attempts, round(cpu_seconds, 4))
+
+
+def _human(reason: str) -> str:
+    if "no progress" in reason:
+        seconds = reason.split("no progress for ", 1)[-1].split(" s", 1)[0]
+        return f"stopped: it ran past the time limit ({seconds} s)"
+    if "SIGXCPU" in reason:
+        return (
+            "the Python process was stopped: it used up the sandbox's CPU time for this notebook "
+            "(more CPU seconds than wall seconds means more than one thread: keep torch single-threaded)"
+        )
+    if "SIGKILL" in reason or "SIGSEGV" in reason or "crashed" in reason:
+        return f"the Python process {reason.replace('crashed: ', '')} (a crash, e.g. out of memory or a segfault)"
+    if reason.startswith("exited"):
+        return f"the notebook stopped the Python process ({reason}); do not call exit() or os._exit()"
+    return reason

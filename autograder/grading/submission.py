@@ -1,0 +1,126 @@
+"""One submission, graded: its notebook run in a warm sandboxed worker, each question judged,
+root causes across questions applied, the record that the store keeps.
+
+The cohort (``autograder.grading.cohort``) and the cluster (``autograder.grading.cluster``) both call
+``grade_one``; it knows nothing of either.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading.hand_graded import autograded, pending_entries
+from autograder.grading.integrity import code_flags, wall_flags
+from autograder.grading.notebook import NotebookError, integrity_flags, read_notebook
+from autograder.grading.root_cause import apply_root_causes
+from autograder.grading.runner import execute
+from autograder.judging.verdict import QuestionResult, judge
+from autograder.releasing.stages import released_notebook
+from autograder.sandbox.pool import Worker
+from autograder.similarity.personal import personal_answers
+from autograder.spec import Assignment
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    notebook: Path | None  # None: nothing gradable was found
+    problem: str = ""
+
+
+def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
+    """nbgrader's layout: ``{student_id}/{assignment}/*.ipynb``."""
+    found = []
+    short = assignment.name.split("_", 1)[0]
+    for student_dir in sorted(p for p in Path(submissions_dir).iterdir() if p.is_dir()):
+        folder = next((student_dir / n for n in (assignment.name, short) if (student_dir / n).is_dir()), None)
+        if folder is None:
+            found.append(Submission(student_dir.name, None, f"no {assignment.name}/ folder was submitted"))
+            continue
+        exact = folder / assignment.notebook
+        notebooks = sorted(folder.glob("*.ipynb"))
+        if exact.is_file():
+            found.append(Submission(student_dir.name, exact))
+        elif len(notebooks) == 1:
+            found.append(Submission(student_dir.name, notebooks[0]))
+        else:
+            found.append(
+                Submission(
+                    student_dir.name,
+                    None,
+                    f"expected {assignment.notebook} in {assignment.name}/ (found {len(notebooks)} notebooks)",
+                )
+            )
+    return found
+
+
+def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
+    return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json() for q in assignment.questions}
+
+
+def _why_missing(nb, cell_errors: dict[int, str]) -> str:
+    unanswered = [nb.labels[i] for i, e in sorted(cell_errors.items()) if e.startswith("NotImplementedError")]
+    if unanswered:
+        return f" — still `raise NotImplementedError()` in: {', '.join(unanswered)}"
+    first = min(cell_errors)
+    return f" ({nb.labels[first]} failed: {cell_errors[first]})"
+
+
+def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
+    started = time.monotonic()
+    record = {
+        "student": sub.student,
+        "assignment": assignment.name,
+        "sandbox": worker.mode,
+        "max_score": assignment.max_score,
+    }
+    if sub.notebook is None:
+        questions = _unanswered(assignment, "missing", sub.problem)
+        record["error"] = sub.problem
+    else:
+        record["notebook"] = str(sub.notebook)  # where `autograder similarity` finds the code
+        stamp = sub.notebook.parent / "timestamp.txt"  # written by `nbgrader collect`
+        if stamp.is_file():
+            record["submitted_at"] = stamp.read_text(encoding="utf-8", errors="replace").strip()[:64]
+        try:
+            nb = read_notebook(sub.notebook)
+        except NotebookError as exc:
+            nb, questions = None, _unanswered(assignment, "error", str(exc))
+            record["error"] = str(exc)
+        if nb is not None:
+            flags = integrity_flags(nb, released_notebook(assignment))
+            if flags:
+                record["flags"] = flags
+            probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
+            run = execute(worker, nb, assignment, probes, sub.student)
+            verdicts = {}
+            for q in assignment.questions:
+                res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
+                if res.status == "missing" and run.cell_errors:
+                    res.feedback += _why_missing(nb, run.cell_errors)
+                verdicts[q.grade_id] = res
+            run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)
+            questions = {gid: res.to_json() for gid, res in verdicts.items()}
+            record.update(
+                sandbox_seconds=run.seconds,
+                sandbox_cpu_seconds=run.cpu_seconds,
+                attempts=run.attempts,
+                cell_errors={str(k): v for k, v in sorted(run.cell_errors.items())},
+            )
+            personal = personal_answers(assignment, run.outcomes)  # for `autograder similarity`
+            if personal:
+                record["personal_answers"] = personal
+            walls = [
+                *run.cell_errors.values(),
+                *(o.reason for o in run.outcomes.values()),
+                *(r.get("error", "") for o in run.outcomes.values() for r in o.results),
+            ]
+            suspicious = code_flags(nb.cells) + wall_flags(walls)
+            if suspicious:
+                record["flags"] = record.get("flags", []) + suspicious
+    record["questions"] = {**questions, **pending_entries(assignment)}  # hand-graded: "pending"
+    record["score"] = float(sum(q["score"] for q in autograded(record["questions"]).values()))
+    record["seconds"] = round(time.monotonic() - started, 4)
+    return record

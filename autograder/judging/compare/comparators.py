@@ -1,0 +1,307 @@
+"""Comparators: decide, in the trusted process, whether a returned value matches the expected one.
+
+Each comparator gets plain data only (ndarrays, numbers, strings, lists) — what the wire
+decoder produced — and returns a :class:`Check` with a message written for a student.
+Nothing here calls anything the student sent: no ``__eq__`` of a student object ever runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from autograder.judging.compare.check_code import nested, structure_lines
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    message: str = ""
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (bool, int, float)) and not isinstance(value, bool):
+        return np.asarray(value, dtype=np.float64)
+    if isinstance(value, list):
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        return arr
+    return None
+
+
+class Comparator:
+    """Decides a verdict (``__call__``) and writes the released notebook's check of the same thing:
+    ``example_lines`` checks ``_got`` from a worked example, ``value_lines`` an answer that is a
+    value (no expected value shown: its structure only, unless a subclass can say more)."""
+
+    def __call__(self, got: Any, expected: Any) -> Check:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def matches(self, got: Any, expected: Any) -> bool:
+        return self(got, expected).ok
+
+    def example_lines(self, expected: Any, label: str) -> list[str]:
+        if hasattr(expected, "shape"):  # an array compared exactly (indices, token ids)
+            return [f"assert np.array_equal(np.asarray(_got), {nested(np.asarray(expected))}), {label!r}"]
+        return [f"assert _got == {expected!r}, {label!r}"]
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        return structure_lines(expr, value, samples)
+
+
+@dataclass(frozen=True)
+class AllClose(Comparator):
+    """Same shape (no broadcasting), finite, and |got − expected| ≤ atol + rtol·|expected|."""
+
+    atol: float = 1e-5
+    rtol: float = 1e-4
+    # the returned array must have the reference's dtype (where the notebook asks for "the same
+    # dtype as the input", or a bool mask): float64 for a float32 input, or a 0/1 int mask, fails
+    same_dtype: bool = False
+
+    def matches(self, got: Any, expected: Any) -> bool:
+        """Recognising a known mistake is about values: its simulation's dtype may differ."""
+        return AllClose.__call__(dataclasses.replace(self, same_dtype=False), got, expected).ok
+
+    def example_lines(self, expected: Any, label: str) -> list[str]:
+        return [
+            "np.testing.assert_allclose(np.asarray(_got, dtype=np.float64),",
+            f"    {nested(np.asarray(expected, dtype=np.float64))},",
+            f"    rtol={self.rtol:g}, atol={self.atol:g}, err_msg={label!r})",
+        ]
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        if self.same_dtype and isinstance(expected, np.ndarray):
+            got_dtype = got.dtype if isinstance(got, np.ndarray) else None
+            if got_dtype is not None and got_dtype != expected.dtype:
+                return Check(
+                    False,
+                    f"you returned dtype {got_dtype} where {expected.dtype} was asked for"
+                    + (" (the input's dtype: keep it through every step)" if expected.dtype.kind == "f" else ""),
+                )
+        exp = np.asarray(expected, dtype=np.float64)
+        arr = _as_array(got)
+        if arr is None:
+            return Check(False, f"expected an array of shape {list(exp.shape)}, got {type_name(got)}")
+        if arr.dtype.kind not in "fiub":
+            return Check(False, f"expected numbers, got an array of dtype {arr.dtype}")
+        if arr.shape != exp.shape:
+            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+        arr_dtype = arr.dtype
+        arr = arr.astype(np.float64)
+        misplaced = _misplaced_nonfinite(arr, exp)
+        if misplaced:
+            return Check(False, misplaced)
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad = "NaN" if np.isnan(arr).any() else "inf"
+            if np.isfinite(exp).all():
+                return Check(False, f"the output contains {bad} ({int((~finite).sum())} entries)")
+        with np.errstate(invalid="ignore"):  # −inf − (−inf) is NaN, then masked below
+            err = np.abs(arr - exp)
+        # two non-finite entries agree only when they are the same: −inf with −inf, NaN with NaN
+        same_nonfinite = (arr == exp) | (np.isnan(arr) & np.isnan(exp))
+        err = np.where(np.isfinite(exp) | finite, err, np.where(same_nonfinite, 0.0, np.inf))
+        err = np.nan_to_num(err, nan=np.inf)
+        bound = self.atol + self.rtol * np.abs(np.nan_to_num(exp))
+        if (err <= bound).all():
+            return Check(True)
+        worst = float(err.max())
+        hint = ""
+        if arr_dtype.kind in "iub":
+            hint = f"; you returned {arr_dtype} — the result should be floating point"
+        elif arr_dtype == np.float16:
+            hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
+        return Check(
+            False,
+            f"values differ from the reference (largest error {worst:.3g}, "
+            f"{int((err > bound).sum())} of {err.size} entries off{hint})",
+        )
+
+
+def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> str | None:
+    """Where the expected value holds −inf / +inf / NaN (masked scores), the answer must hold the
+    same in exactly those places: an error size cannot say that, so say it in words."""
+    if np.isfinite(exp).all():
+        return None
+    for test, what in ((np.isneginf, "−inf"), (np.isposinf, "+inf"), (np.isnan, "NaN")):
+        wrong = test(arr) != test(exp)
+        if wrong.any():
+            return f"{what} is not where it should be ({int(wrong.sum())} of {wrong.size} entries)"
+    return None
+
+
+@dataclass(frozen=True)
+class Exact(Comparator):
+    """Exact equality of plain numbers / strings / nested lists (ints compared as ints)."""
+
+    integers: bool = False  # where an int is expected only an integer will do ("a list of ints")
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        if self.integers:
+            bad = _not_an_int(got, expected)
+            if bad:
+                return Check(False, f"expected ints, got {bad}: convert with int(...)")
+        if isinstance(got, np.ndarray):
+            got = got.tolist()
+        if isinstance(expected, np.ndarray):
+            expected = expected.tolist()
+        if type_name(got) != type_name(expected) and not _both_numbers(got, expected):
+            return Check(False, f"expected {type_name(expected)}, got {type_name(got)}")
+        if got == expected:
+            return Check(True)
+        if isinstance(expected, dict):
+            missing = [k for k in expected if k not in got]
+            wrong = [k for k in expected if k in got and got[k] != expected[k]]
+            parts = ([f"missing entries: {', '.join(map(str, missing))}"] if missing else []) + (
+                [f"not right: {', '.join(map(str, wrong))}"] if wrong else []
+            )
+            return Check(False, "; ".join(parts) or "unexpected extra entries")
+        shown = repr(got)
+        return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
+
+
+def _not_an_int(got: Any, expected: Any) -> str | None:
+    """The first value returned where ``expected`` holds an int that is not an integer type
+    (a float, a float tensor), described; None when every such place holds an integer."""
+    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
+        return next(filter(None, map(_not_an_int, got, expected)), None)
+    if isinstance(expected, int) and not isinstance(expected, bool):
+        if isinstance(got, (int, np.integer)) and not isinstance(got, bool):
+            return None
+        if isinstance(got, np.ndarray) and got.ndim == 0 and got.dtype.kind in "iu":
+            return None  # a 0-d integer tensor, such as argmax(): an integer
+        return f"a {got.dtype} array" if isinstance(got, np.ndarray) else type(got).__name__
+    return None
+
+
+def _both_numbers(a: Any, b: Any) -> bool:
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array{list(value.shape)}"
+    return type(value).__name__
+
+
+FORMULA_HELPER_MODULE = "formula_check"  # released beside the notebook; source: autograder/formula_grammar.py
+
+
+@dataclass(frozen=True)
+class Formula(Comparator):
+    """A formula string, parsed by a restricted grammar (never eval) and compared with the
+    reference SymPy expression for equivalence, with a time limit."""
+
+    symbols: tuple[str, ...]
+    timeout_s: float = 2.0  # the whole check, in a child process (symbolic.equivalent)
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        if not isinstance(got, str):
+            return Check(False, f"expected a formula as a string such as '4*d**2 + 4*d', got {type_name(got)}")
+        return _formula_check(got, expected, self.symbols, self.timeout_s)
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        """Parses with the grader's own grammar (shipped beside the notebook) and uses only the
+        symbols the question offers."""
+        return [
+            f"from {FORMULA_HELPER_MODULE} import check_formula",
+            f"check_formula({expr}, {tuple(self.symbols)!r})  # parses, and uses only these symbols",
+        ]
+
+
+@functools.lru_cache(maxsize=4096)  # a cohort hands in the same few formulas many times
+def _formula_check(text: str, expected, symbols: tuple[str, ...], timeout_s: float) -> Check:
+    from autograder.judging.compare.symbolic import FormulaError, equivalent, parse_formula
+
+    if isinstance(expected, str):  # a known-wrong answer written as text, like a student's
+        expected = parse_formula(expected, symbols)
+    try:
+        if equivalent(parse_formula(text, symbols), expected, symbols, timeout_s=timeout_s):
+            return Check(True)
+    except FormulaError as exc:
+        return Check(False, str(exc))
+    return Check(False, f"{text!r} is not equivalent to the expected formula")
+
+
+@dataclass(frozen=True)
+class IntegerArray(AllClose):
+    """Exact equality of integer arrays (indices, buckets, token ids). An AllClose with
+    atol = rtol = 0, so the released check can use np.testing.assert_allclose, which also
+    accepts tensors and lists; a float array holding whole numbers is accepted."""
+
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        exp = np.asarray(expected)
+        arr = _as_array(got)
+        if arr is None or arr.dtype.kind not in "iuf":
+            return Check(False, f"expected an array of integers of shape {list(exp.shape)}, got {type_name(got)}")
+        if arr.shape != exp.shape:
+            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+        off = arr != exp
+        if not off.any():
+            return Check(True)
+        first = tuple(int(t) for t in np.argwhere(off)[0])
+        return Check(False, f"{int(off.sum())} of {off.size} entries differ (the first at index {list(first)})")
+
+
+@dataclass(frozen=True)
+class Scalar(AllClose):
+    """One number: a Python float, a 0-d tensor or a 1-element array are all accepted (the
+    wire turns 0-d arrays into shape (1,))."""
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        arr = np.asarray(got) if isinstance(got, (np.ndarray, list, int, float)) else None
+        if arr is None or arr.size != 1:
+            return Check(False, "expected one number (a float or a 0-d tensor)")
+        return super().__call__(arr.reshape(()), np.asarray(expected).reshape(()))
+
+
+def normalised_choice(text: str) -> str:
+    """ "B", " b ", "(B)" and "b." are one answer; so are "Last  Row" and "last row"."""
+    return " ".join(text.strip().strip("().").strip().lower().split())
+
+
+@dataclass(frozen=True)
+class Choice(Comparator):
+    """One of a fixed set of answers, as a string: case, surrounding spaces, parentheses and a
+    final full stop ignored. ``options``: the answers the question offers (a letter A-D, or
+    words); an answer outside them is told so, not just wrong."""
+
+    options: tuple[str, ...] = ()
+
+    def __call__(self, got: Any, expected: Any) -> Check:
+        offered = tuple(normalised_choice(o) for o in self.options)
+        if not isinstance(got, str):
+            return Check(
+                False,
+                f"expected one of the strings {', '.join(map(repr, self.options))}"
+                if self.options
+                else f"expected a string, got {type_name(got)}",
+            )
+        answer = normalised_choice(got)
+        if offered and answer not in offered:
+            return Check(False, f"{got[:40]!r} is not one of {', '.join(map(repr, self.options))}")
+        if answer == normalised_choice(str(expected)):
+            return Check(True)
+        return Check(False, f"{got[:40]!r} is not what happens")
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        lines = structure_lines(expr, value, samples)
+        if self.options:
+            offered = tuple(normalised_choice(o) for o in self.options)
+            message = f"{expr} should be one of " + ", ".join(self.options)
+            lines.append(
+                f"assert ' '.join({expr}.strip().strip('().').strip().lower().split()) in {offered!r}, {message!r}"
+            )
+        return lines

@@ -1,0 +1,137 @@
+"""Automatic diagnosis: how a wrong answer relates to the reference, when no named misconception
+matches.
+
+From the returned values, the probes and the reference alone (in the trusted process), each
+finder tests one relation on every probe the answer got wrong: a sign flip, a constant factor
+(named when it is √d_k, d_k, 2, … — the sizes come from the probe's own arguments), the axes
+in another order, entries reversed or permuted along an axis, a shift by one, the mask left
+out or inverted (the reference re-run without, or with the inverse, mask), the softmax's
+scores scaled or taken over another axis and LayerNorm over more axes (the reference re-run with
+that primitive changed, ``variants``), the wrong entries all zero, or precision only. The first
+relation that explains every failing probe is the diagnosis; its text names the cause and
+never the expected value. Formula answers get a term-by-term comparison (``formula_terms``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.judging.compare.comparators import AllClose, Exact, Formula
+from autograder.judging.diagnosis.base import Case, Context, Diagnosis
+from autograder.judging.diagnosis.locations import (
+    find_agreeing_prefix,
+    find_diagonal,
+    find_edge,
+    find_input_region,
+    find_masked_rows,
+    find_nan,
+    find_other_axis,
+    find_shape,
+    find_stops,
+    find_stripes,
+    which_inputs,
+)
+from autograder.judging.diagnosis.relations import (
+    find_axes,
+    find_factor,
+    find_lengths,
+    find_power,
+    find_precision,
+    find_reversed_or_permuted,
+    find_shift,
+    find_sign,
+    find_sums_axis,
+    find_zeros,
+)
+from autograder.judging.diagnosis.reruns import find_argument, find_mask, find_primitive_variants
+from autograder.spec import Probe, Question
+
+__all__ = ["Diagnosis", "diagnose"]
+
+# in order: exact relations first, then the reference re-run, then where the errors are
+FINDERS = (
+    find_zeros,
+    find_sign,
+    find_factor,
+    find_power,
+    find_axes,
+    find_shift,
+    find_reversed_or_permuted,
+    find_sums_axis,
+    find_mask,
+    find_argument,
+    find_primitive_variants,
+    find_precision,
+    find_masked_rows,
+    find_edge,
+    find_input_region,
+    find_stripes,
+    find_diagonal,
+    find_agreeing_prefix,
+    find_lengths,
+    find_stops,
+    find_shape,
+    find_other_axis,
+    find_nan,
+)
+
+
+def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diagnosis | None:
+    """The first relation that explains every probe the answer got wrong, or None. ``values`` are
+    the returned values (plain data), one per probe."""
+    if isinstance(question.compare, Formula):
+        from autograder.judging.diagnosis.formula_terms import formula_diagnosis
+
+        return formula_diagnosis(question, values[0] if values else None)
+    if not isinstance(question.compare, (AllClose, Exact)):
+        return None  # task accuracies and the like: their comparator's own message says it all
+    cases = []
+    for probe, got in zip(probes, values):
+        try:
+            expected = question.expected(probe)
+            if not question.compare.matches(got, expected):
+                cases.append(Case(probe, got, expected))
+        except Exception:  # noqa: BLE001
+            return None
+    if not cases:
+        return None
+    found = _first_finding(Context(question, cases))
+    if found is not None:
+        return found
+    # No relation explains every wrong probe: none is claimed (one that fits only some of them —
+    # a relative shift by |k| that looks like a transpose on one square probe — would mislead).
+    return wrong_when(question, probes, cases) or which_inputs(question, probes, cases)
+
+
+def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Diagnosis | None:
+    """Right on some probes, wrong on others, and one property of the arguments tells them apart
+    (the same properties as for a crash: an argument given or None, the number of axes, an option,
+    an odd size, …) — named, never the probes' values."""
+    from autograder.judging.diagnosis.crashes import _separating
+
+    if not question.call:
+        return None
+    wrong_ids = {id(c.probe) for c in cases}
+    wrong = [p for p in probes if id(p) in wrong_ids]
+    right = [p for p in probes if id(p) not in wrong_ids]
+    if not wrong or not right:
+        return None
+    # a size's divisibility by 4 tells a crash's cause (a reshape into fours), hardly a wrong value's
+    words = _separating(question, probes, wrong, right, skip=("multiple of 4",))
+    if words is None:
+        return None
+    return Diagnosis(
+        "wrong_when",
+        f"your answer is right on every input except when {words}: look at what your code does in that case",
+    )
+
+
+def _first_finding(ctx: Context) -> Diagnosis | None:
+    for finder in FINDERS:
+        try:
+            found = finder(ctx)
+        except Exception:  # noqa: BLE001 - a diagnosis that cannot be made is no diagnosis
+            found = None
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,109 @@
+"""Term-by-term comparison of a wrong polynomial formula with the expected one.
+
+"Your d² terms agree; your d term is too small; a term in h is not part of the answer." The
+text names the student's own terms and, for the expected formula, only *which* monomials agree,
+differ or are missing — never an expected coefficient, so the full expected formula is never
+printed. The comparison runs in a forked child with a time limit (an answer such as (d + h)**60
+expands slowly), through ``symbolic``'s own fork helper.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import sympy
+
+from autograder.judging.diagnosis.base import Diagnosis
+
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+MAX_TERMS = 40
+
+
+def _monomial(symbols, powers) -> str:
+    parts = [s + (str(p).translate(SUPERSCRIPTS) if p > 1 else "") for s, p in zip(symbols, powers) if p]
+    return "·".join(parts) or "constant"
+
+
+def _own_term(symbols, powers, coefficient) -> str:
+    monomial = _monomial(symbols, powers)
+    if monomial == "constant":
+        return str(coefficient)
+    if coefficient == 1:
+        return monomial
+    if coefficient == -1:
+        return "−" + monomial
+    return f"{coefficient}·{monomial}"
+
+
+def _compare(student, expected, symbols, report) -> None:
+    """Child side: report ("text", message or None)."""
+    syms = [sympy.Symbol(name, positive=True) for name in symbols]
+    unify = {s: sympy.Symbol(str(s), positive=True) for s in student.free_symbols | expected.free_symbols}
+    student, expected = student.xreplace(unify), expected.xreplace(unify)
+    try:
+        mine = sympy.Poly(sympy.expand(student), *syms).as_dict()
+        theirs = sympy.Poly(sympy.expand(expected), *syms).as_dict()
+    except sympy.PolynomialError:
+        report(("text", None))
+        return
+    if (
+        len(mine) > MAX_TERMS
+        or len(theirs) > MAX_TERMS
+        or not all(c.is_rational for c in [*mine.values(), *theirs.values()])
+    ):
+        report(("text", None))
+        return
+    agree, wrong, missing, extra = [], [], [], []
+    for powers in sorted(set(mine) | set(theirs), key=lambda p: (-sum(p), p)):
+        name = _monomial(symbols, powers)
+        a, b = mine.get(powers), theirs.get(powers)
+        if a == b:
+            agree.append(name)
+        elif a is None:
+            missing.append(name)
+        elif b is None:
+            extra.append(_own_term(symbols, powers, a))
+        elif (a > 0) != (b > 0):
+            wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) has the wrong sign")
+        else:
+            wrong.append(
+                f"your {name} term ({_own_term(symbols, powers, a)}) is too {'small' if abs(a) < abs(b) else 'large'}"
+            )
+    parts = []
+    if agree:
+        parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
+    parts += wrong
+    if missing:
+        parts.append(f"a term in {' and one in '.join(missing)} is missing")
+    if extra:
+        parts.append(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not part of the answer")
+    report(("text", "; ".join(parts) if parts else None))
+
+
+@functools.lru_cache(maxsize=2048)  # a cohort hands in the same few wrong formulas many times
+def compare_terms(text: str, expected: sympy.Expr, symbols: tuple[str, ...], timeout_s: float = 2.0) -> str | None:
+    from autograder.judging.compare.symbolic import FormulaError, _forked, parse_formula
+
+    try:
+        student = parse_formula(text, symbols)
+    except FormulaError:
+        return None
+    with contextlib.closing(_forked(_compare, (student, expected, symbols), timeout_s)) as reports:
+        for kind, value in reports:
+            if kind == "text":
+                return value
+    return None
+
+
+def formula_diagnosis(question, got) -> Diagnosis | None:
+    if not isinstance(got, str):
+        return None
+    expected = question.reference()  # formula questions are constants: reference() is the expression
+    if not isinstance(expected, sympy.Expr):
+        return None
+    try:
+        text = compare_terms(got, expected, tuple(question.compare.symbols))
+    except Exception:  # noqa: BLE001 - no comparison, no diagnosis
+        return None
+    return Diagnosis("formula_terms", text + ".") if text else None

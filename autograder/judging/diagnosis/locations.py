@@ -1,0 +1,371 @@
+"""Diagnosis finders that say *where* a wrong answer is wrong, when no relation explains it:
+only in the rows whose mask allows nothing, only at one edge, only at even or odd indices, only
+in one half of an axis; NaN where the reference has numbers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from autograder.judging.diagnosis.base import Case, Context, Diagnosis, _array
+
+
+def _off_entries(ctx: Context, case: Case) -> np.ndarray | None:
+    """Where the answer is off (same shape as the expected value), or None."""
+    got, exp = _array(case.got), _array(case.expected)
+    if got is None or exp is None or got.shape != exp.shape:
+        return None
+    with np.errstate(invalid="ignore"):
+        same = np.isclose(got, exp, rtol=1e-4, atol=1e-5, equal_nan=True)
+    return ~same
+
+
+def find_nan(ctx: Context) -> Diagnosis | None:
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape != exp.shape:
+            return None
+        if not np.any(np.isnan(got) & ~np.isnan(exp)):
+            return None
+    return Diagnosis(
+        "nan",
+        "your output contains NaN where the reference has numbers: look for 0/0, or a "
+        "softmax over a row whose entries are all −inf",
+    )
+
+
+def find_masked_rows(ctx: Context) -> Diagnosis | None:
+    """Wrong only in the rows whose mask allows nothing (a query that may attend to no key)."""
+    for case in ctx.cases:
+        off = _off_entries(ctx, case)
+        masks = [a for a in case.probe.args if isinstance(a, np.ndarray) and a.dtype == bool]
+        if off is None or not masks or off.ndim < 2:
+            return None
+        try:
+            empty = ~np.broadcast_to(masks[0], (*off.shape[:-1], masks[0].shape[-1])).any(-1)
+        except ValueError:
+            return None
+        if not empty.any() or np.any(off.any(-1) & ~empty):
+            return None
+    return Diagnosis(
+        "masked_rows",
+        "only the rows whose mask allows no position at all are wrong: such a "
+        "row must come out as the specification says (a zero row here), not NaN "
+        "or an average",
+    )
+
+
+def find_edge(ctx: Context) -> Diagnosis | None:
+    """Wrong only at the first or the last index along one axis."""
+    first = _array(ctx.cases[0].expected)
+    if first is None:
+        return None
+    for axis, (index, word) in itertools.product(range(-first.ndim, 0), ((0, "first"), (-1, "last"))):
+        ok = True
+        for case in ctx.cases:
+            off = _off_entries(ctx, case)
+            if off is None or off.ndim < -axis or off.shape[axis] < 3:
+                ok = False
+                break
+            rest = np.delete(off, index % off.shape[axis], axis=axis)
+            if rest.any() or not off.any():
+                ok = False
+                break
+        if ok:
+            where = "entry" if first.ndim == 1 else f"position along axis {axis}"
+            return Diagnosis(
+                "edge",
+                f"only the {word} {where} is wrong, the others agree with the "
+                "reference: check the boundary case (an off-by-one or a special case)",
+            )
+    return None
+
+
+def _wrong_indices(ctx: Context, axis: int) -> list[tuple[int, set[int]]] | None:
+    """Per failing probe: the axis's length and the indices along it where something is wrong."""
+    out = []
+    for case in ctx.cases:
+        off = _off_entries(ctx, case)
+        if off is None or off.ndim < -axis or off.shape[axis] < 4:
+            return None
+        other = tuple(a for a in range(off.ndim) if a != off.ndim + axis)
+        out.append((off.shape[axis], set(np.flatnonzero(off.any(axis=other)).tolist())))
+    return out
+
+
+def _axis_words(ndim: int, axis: int) -> str:
+    return "entries" if ndim == 1 else ("columns (the last axis)" if axis == -1 else f"positions along axis {axis}")
+
+
+def find_stripes(ctx: Context) -> Diagnosis | None:
+    """Wrong only at even (or odd) indices along an axis, or only in one half of it."""
+    first = _array(ctx.cases[0].expected)
+    if first is None:
+        return None
+    for axis in range(-1, -first.ndim - 1, -1):
+        found = _wrong_indices(ctx, axis)
+        if not found or not all(wrong for _, wrong in found):
+            continue
+        words = _axis_words(first.ndim, axis)
+        for parity, name in ((0, "even"), (1, "odd")):
+            if all(all(i % 2 == parity for i in wrong) for _, wrong in found):
+                return Diagnosis(
+                    "stripes",
+                    f"only the {words} with {name} index (0-based) are wrong, the others "
+                    "agree: look at what you compute for that half of the pairs",
+                )
+        for half, name in ((0, "first"), (1, "second")):
+            if all(all((i >= n // 2) == bool(half) for i in wrong) and n % 2 == 0 for n, wrong in found):
+                return Diagnosis(
+                    "stripes",
+                    f"only the {name} half of the {words} is wrong, the other half "
+                    "agrees: look at what you compute for that half",
+                )
+    return None
+
+
+def find_shape(ctx: Context) -> Diagnosis | None:
+    """The right numbers in the wrong shape: an extra or missing axis of size 1, or axes reordered."""
+    texts = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape == exp.shape:
+            return None
+        if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
+            axis = next(i for i, (a, b) in enumerate(zip(got.shape, exp.shape)) if a != b) - got.ndim
+            where = "" if got.ndim == 1 else f" along axis {axis}"
+            text = _length_relation(got, exp, axis, where)
+            if text is None:  # the sizes alone relate; the entries do not bear it out
+                return None
+            texts.add(text)
+        elif np.squeeze(got).shape == np.squeeze(exp).shape:
+            texts.add(
+                "your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
+                "index that drops an axis?)"
+            )
+        elif sorted(got.shape) == sorted(exp.shape):
+            texts.add(
+                "your output has the right sizes in another order of axes: check the transposes "
+                "and the order of the dimensions"
+            )
+        else:
+            return None
+    return Diagnosis("shape", sorted(texts)[0]) if len(texts) == 1 else None
+
+
+def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) -> str | None:
+    """An answer one entry longer or shorter along ``axis`` whose entries are the reference's but
+    for one at an end; or twice or half as long, the shorter being every second entry or one half
+    of the longer. None when the entries do not bear the relation out."""
+    mine, theirs = got.shape[axis], exp.shape[axis]
+    short, long_ = (got, exp) if mine < theirs else (exp, got)
+    n, m = short.shape[axis], long_.shape[axis]
+
+    def same(idx) -> bool:
+        return np.allclose(short, np.take(long_, idx, axis=axis), rtol=1e-4, atol=1e-5, equal_nan=True)
+
+    if m - n == 1 and n >= 1 and (same(range(0, n)) or same(range(1, m))):
+        return (
+            f"your output has one entry too {'many' if mine > theirs else 'few'}{where} (the others agree "
+            "with the reference): an off-by-one in a range, a slice or a length"
+        )
+    if m - n == 1:  # the length alone: a fact, whatever the entries
+        return (
+            f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: check its length — "
+            "a range, a slice or a stopping condition off by one"
+        )
+    if m == 2 * n and n >= 1:
+        if same(range(0, m, 2)) or same(range(1, m, 2)):
+            return (
+                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
+                "every second one agreeing with the reference: check the step of a range or slice"
+            )
+        if same(range(0, n)) or same(range(n, m)):
+            return (
+                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
+                "one half agreeing with the reference: a range that stops halfway or runs on too long"
+            )
+    return None
+
+
+def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
+    """Right at the first index (or first few) along an axis, wrong from there on: the dependence on
+    that index (a rate, a frequency, a step) is off while the starting value is right."""
+    first = _array(ctx.cases[0].expected)
+    if first is None:
+        return None
+    for axis in range(-first.ndim, 0):
+        found = _wrong_indices(ctx, axis)
+        if not found:
+            continue
+        starts = {min(wrong) if wrong else None for _, wrong in found}
+        if None in starts or len(starts) != 1:
+            continue
+        start = starts.pop()
+        if start >= 1 and all(wrong == set(range(start, n)) for n, wrong in found):
+            where = "index" if first.ndim == 1 else f"index along axis {axis}"
+            return Diagnosis(
+                "location",
+                f"your values agree up to {where} {start - 1} and are wrong from "
+                f"{start} on: what changes with that index (a rate, a frequency, a "
+                "step, a position) is off, while the starting value is right",
+            )
+    return None
+
+
+def find_diagonal(ctx: Context) -> Diagnosis | None:
+    """In square matrices: wrong only on the diagonal, or only off it."""
+    for where, pick in (("on the diagonal", lambda eye: eye), ("off the diagonal", lambda eye: ~eye)):
+        ok = True
+        for case in ctx.cases:
+            off = _off_entries(ctx, case)
+            if off is None or off.ndim < 2 or off.shape[-1] != off.shape[-2] or off.shape[-1] < 2:
+                return None
+            eye = np.broadcast_to(np.eye(off.shape[-1], dtype=bool), off.shape)
+            if np.any(off & ~pick(eye)):
+                ok = False
+                break
+        if ok:
+            return Diagnosis("diagonal", f"only the entries {where} are wrong, the others agree with the reference")
+    return None
+
+
+def which_inputs(question, probes, cases) -> Diagnosis | None:
+    """Right on some kinds of input, wrong on others: name them (labels students may read)."""
+    from autograder.judging.labels import public_label
+
+    wrong_ids = {id(c.probe) for c in cases}
+    if not question.call or len(wrong_ids) == len(probes) or not all(p.label for p in probes):
+        return None
+    right = [public_label(p, i) for i, p in enumerate(probes) if id(p) not in wrong_ids]
+    wrong = [public_label(p, i) for i, p in enumerate(probes) if id(p) in wrong_ids]
+    return Diagnosis(
+        "which_inputs",
+        f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
+        "what your code does differently for those inputs",
+    )
+
+
+def _integer_input(ctx: Context, case: Case) -> np.ndarray | None:
+    """The probe's integer array argument of the output's own shape (an element-wise map such as
+    relative position → bucket), or None."""
+    exp = _array(case.expected)
+    found = [
+        a
+        for a in case.probe.args
+        if isinstance(a, np.ndarray) and a.dtype.kind in "iu" and exp is not None and a.shape == exp.shape
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def find_input_region(ctx: Context) -> Diagnosis | None:
+    """An element-wise map of integer inputs (relative positions → buckets, …) that is right for
+    some inputs and wrong for others: name the region (negative inputs only, large magnitudes
+    only, zero only) and whether it is off by one there — never the boundary's value."""
+    regions = {"neg": [], "pos": [], "zero": [], "large": []}
+    small_right: set = set()  # right inputs smaller than every wrong one of their probe, over all probes
+    off_by_one = True
+    for case in ctx.cases:
+        inp, off = _integer_input(ctx, case), _off_entries(ctx, case)
+        if inp is None or off is None or not off.any() or off.all():
+            return None
+        wrong, right = inp[off], inp[~off]
+        got, exp = _array(case.got), _array(case.expected)
+        off_by_one &= bool(np.all(np.abs(got[off] - exp[off]) == 1))
+        regions["neg"].append(bool(np.all(wrong < 0)))
+        regions["pos"].append(bool(np.all(wrong > 0)))
+        regions["zero"].append(bool(np.all(wrong == 0)))
+        # every input smaller (in magnitude) than the smallest wrong one is right, and there are several
+        below = np.unique(np.abs(right[np.abs(right) < np.abs(wrong).min()]))
+        regions["large"].append(len(below) >= 1)
+        small_right.update(below.tolist())
+    how = " — off by one there (a boundary or a rounding, floor vs round or < vs ≤)" if off_by_one else ""
+    texts = {
+        "zero": "only the input 0 gets a wrong result: check the special case at zero",
+        "large": "your results are right for small inputs (in magnitude) and wrong only for some larger "
+        "ones: the rule for the large ones (a logarithmic range, a clamp, a maximum) is off",
+        "neg": "only the negative inputs get wrong results, the others are right: check the branch for "
+        "negative values (their sign, an offset for them, or which side they belong to)",
+        "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
+        "positive values (an offset for them, or which side they belong to)",
+    }
+    regions["large"].append(len(small_right) >= 3)
+    for key in ("zero", "large", "neg", "pos"):
+        if all(regions[key]):
+            return Diagnosis("input_region", texts[key] + how)
+    if off_by_one:
+        return Diagnosis(
+            "off_by_one",
+            "wherever your integers differ from the reference's they are off by one: "
+            "a boundary (< vs ≤), a rounding (floor vs round) or a range end",
+        )
+    return None
+
+
+def find_other_axis(ctx: Context) -> Diagnosis | None:
+    """A 1-D answer whose length is another input's size (one entry per feature where one per
+    position is expected), or an answer with an extra last axis: a reduction over the wrong axis,
+    or a missing one."""
+    texts = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.shape == exp.shape:
+            return None
+        if got.ndim == 0 and exp.ndim >= 1 and exp.size > 1:
+            texts.add(
+                "your output is a single number where the reference has one value per entry: a sum, mean or "
+                "maximum taken over every axis (or a scalar where a tensor belongs)"
+            )
+        elif got.ndim == exp.ndim + 1 and got.shape[: exp.ndim] == exp.shape:
+            texts.add(
+                "your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
+                "over that axis is missing, or taken over another one"
+            )
+        elif got.ndim == exp.ndim == 1:
+            sizes = {}
+            for name, arg in zip(ctx.params, case.probe.args):
+                if isinstance(arg, np.ndarray):
+                    for n in arg.shape:
+                        sizes.setdefault(n, f"an axis of `{name}`")
+                elif isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+                    sizes.setdefault(int(arg), f"`{name}`")
+            if got.shape[0] not in sizes or got.shape[0] == exp.shape[0]:
+                return None
+            texts.add(
+                f"your output has one entry per {sizes[got.shape[0]].replace('an axis', 'entry along an axis')}"
+                " instead of one per entry the reference has: you reduce (sum) over the wrong axis, or keep "
+                "the wrong one"
+            )
+        else:
+            return None
+    return Diagnosis("reduced_axis", texts.pop()) if len(texts) == 1 else None
+
+
+def find_stops(ctx: Context) -> Diagnosis | None:
+    """A sequence that is a proper prefix of the reference's on every failing probe (it stops too
+    early), or that starts with the reference's whole sequence and goes on (it stops too late)."""
+    kinds = set()
+    for case in ctx.cases:
+        got, exp = _array(case.got), _array(case.expected)
+        if got is None or exp is None or got.ndim != 1 or exp.ndim != 1 or len(got) == len(exp):
+            return None
+        if np.asarray(case.expected).dtype.kind not in "iu":  # sequences of tokens (integers) only
+            return None
+        short, long_ = (got, exp) if len(got) < len(exp) else (exp, got)
+        if len(short) == 0 or not np.array_equal(short, long_[: len(short)]):
+            return None
+        kinds.add("early" if len(got) < len(exp) else "late")
+    if kinds == {"early"}:
+        return Diagnosis(
+            "stops",
+            "your sequence stops too early: as far as it goes it agrees with the reference — "
+            "check the stopping condition (the end token, the length budget)",
+        )
+    if kinds == {"late"}:
+        return Diagnosis(
+            "stops",
+            "your sequence goes on where the reference's stops (up to there they agree): "
+            "check the stopping condition (the end token, the length budget)",
+        )
+    return None

@@ -1,0 +1,218 @@
+"""Diagnosis finders that re-run the reference: without, or with the inverse, mask; with the
+softmax's scores scaled or over another axis, LayerNorm over more axes (``variants``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from autograder.judging.diagnosis.base import Case, Context, Diagnosis
+from autograder.spec import Probe
+
+
+def find_mask(ctx: Context) -> Diagnosis | None:
+    def masks(probe: Probe) -> list[int]:
+        return [i for i, a in enumerate(probe.args) if isinstance(a, np.ndarray) and a.dtype == bool]
+
+    if not ctx.question.call or not all(masks(c.probe) for c in ctx.cases):
+        return None
+
+    def rerun(case: Case, change) -> Any:
+        args = list(case.probe.args)
+        for i in masks(case.probe):
+            args[i] = change(args[i])
+        return ctx.reference(tuple(args), case.probe.kwargs)
+
+    if ctx.all_fit(lambda c: rerun(c, lambda m: ~m)):
+        return Diagnosis(
+            "mask_inverted",
+            "you apply the mask inverted: your output is the reference's for the "
+            "opposite mask (allowed and blocked positions swapped)",
+        )
+    for drop in (lambda m: None, lambda m: np.ones_like(m)):
+        if ctx.all_fit(lambda c, d=drop: rerun(c, d)):
+            return Diagnosis(
+                "mask_missing",
+                "the mask has no effect in your answer: your output is the "
+                "reference's without any mask — masked positions must be excluded",
+            )
+    return None
+
+
+def find_primitive_variants(ctx: Context) -> Diagnosis | None:
+    from autograder.judging.diagnosis.variants import Override, primitives_used
+
+    if not ctx.question.call:
+        return None
+    first = ctx.cases[0].probe
+    try:
+        used = primitives_used(lambda: ctx.reference(first.args, first.kwargs))
+    except Exception:  # noqa: BLE001
+        return None
+
+    def with_override(make):
+        return ctx.all_fit(lambda c: ctx.reference(c.probe.args, c.probe.kwargs, make(c)))
+
+    if "softmax" in used:
+        for label, _ in [n for n in ctx.factor_names(first) if n[0] not in ("10", "1/10")]:
+
+            def make(case, label=label):
+                return Override(scale=dict(ctx.factor_names(case.probe))[label])
+
+            if with_override(make):
+                return Diagnosis(
+                    "softmax_scale",
+                    f"the scores going into your softmax are the reference's "
+                    f"times {label}: check the scaling before the softmax",
+                )
+        for dim in (-2, -3, 0):
+            if with_override(lambda c, d=dim: Override(softmax_dim=d)):
+                return Diagnosis(
+                    "softmax_axis",
+                    f"your softmax normalises over axis {dim} of the scores: each "
+                    "distribution must run over the keys (the last axis)",
+                )
+    if "masked_fill" in used and not any(isinstance(a, np.ndarray) and a.dtype == bool for a in first.args):
+        # a mask the reference builds itself (causal): left out, or applied the other way round
+        if with_override(lambda c: Override(masked_fill="skip")):
+            return Diagnosis(
+                "mask_missing",
+                "your output is the reference's without its mask: the positions "
+                "the mask blocks (a query's later keys, for a causal mask) must "
+                "be excluded before the softmax",
+            )
+        if with_override(lambda c: Override(masked_fill="invert")):
+            return Diagnosis(
+                "mask_inverted",
+                "your mask is inverted: your output is the reference's with the "
+                "allowed and the blocked positions swapped",
+            )
+        if with_override(lambda c: Override(masked_fill="transpose")):
+            return Diagnosis(
+                "mask_transposed",
+                "your mask is the transpose of the right one: each query sees the "
+                "keys from its own position on instead of those up to it (rows "
+                "are queries, columns keys)",
+            )
+    if "layer_norm" in used:
+        for axes in (2, 3):
+            if with_override(lambda c, n=axes: Override(norm_axes=n)):
+                return Diagnosis(
+                    "norm_axis",
+                    f"you normalise over the last {axes} axes together: normalise "
+                    "each position over its own features (the last axis) only",
+                )
+    return None
+
+
+def _argument_candidates(ctx: Context, index: int, name: str, default, value) -> list[tuple[str, object]]:
+    """(what the answer may have done, how to change the argument) for argument ``index``, whose
+    value on the first failing probe is ``value``."""
+    import inspect
+
+    out = []
+    if default is not inspect.Parameter.empty:
+        out.append(
+            (
+                f"does not use the argument `{name}`: it behaves as if `{name}` were always {default!r} (its default)",
+                lambda v, d=default: d,
+            )
+        )
+    shown = {
+        repr(p.args[index]): p.args[index]
+        for p in ctx.question.visible
+        if index < len(p.args) and isinstance(p.args[index], (int, float)) and not isinstance(p.args[index], bool)
+    }
+    for text, v in shown.items():
+        out.append(
+            (f"does not use the argument `{name}`: it behaves as if `{name}` were always {text}", lambda _, v=v: v)
+        )
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        out += [
+            (f"uses `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+            (f"uses `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+        ]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
+        out.append(
+            (
+                f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
+                lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy(),
+            )
+        )
+        out += [
+            (f"uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)", lambda v: -v),
+            (f"uses every entry of `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+            (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+        ]
+    if isinstance(value, str):  # an option: the answer does what another of its values asks
+        options = {
+            p.args[index]
+            for p in [*ctx.question.visible, *(c.probe for c in ctx.cases)]
+            if index < len(p.args) and isinstance(p.args[index], str)
+        } | {value}
+        for other in sorted(options):
+            out.append(
+                (
+                    f"behaves as if `{name}` were always {other!r}: the option is not followed",
+                    lambda v, o=other: o if v != o else None,
+                )
+            )
+        if len(options) == 2:
+            a, b = sorted(options)
+            out.append(
+                (
+                    f"treats each value of `{name}` as the other one: the options {a!r} and {b!r} are swapped",
+                    lambda v, a=a, b=b: b if v == a else a,
+                )
+            )
+    if isinstance(value, (float, np.floating)):
+        out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
+    return out
+
+
+def find_argument(ctx: Context) -> Diagnosis | None:
+    """The reference with one argument replaced — by its default, the visible example's value, ± 1,
+    positions 0..T-1 — gives what the answer returned."""
+    import inspect
+
+    if not ctx.question.call:
+        return None
+    try:
+        params = [
+            p
+            for p in inspect.signature(ctx.question.reference).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return None
+    n_args = min(len(c.probe.args) for c in ctx.cases)
+    # every positional argument, those some probes leave at their default included
+    usable = [(i, p) for i, p in enumerate(params) if i < n_args or p.default is not inspect.Parameter.empty]
+
+    def value_of(case: Case, index: int, param):
+        if index < len(case.probe.args):
+            return case.probe.args[index]
+        return case.probe.kwargs.get(param.name, param.default)
+
+    for index, param in usable:
+        if any(
+            isinstance(value_of(c, index, param), (bool, np.bool_)) or value_of(c, index, param) is None
+            for c in ctx.cases
+        ):
+            continue
+        first = value_of(ctx.cases[0], index, param)
+        for text, change in _argument_candidates(ctx, index, param.name, param.default, first):
+
+            def rerun(case: Case, change=change, index=index, param=param):
+                args, kwargs = list(case.probe.args), dict(case.probe.kwargs)
+                changed = change(value_of(case, index, param))
+                if index < len(args):
+                    args[index] = changed
+                else:
+                    kwargs[param.name] = changed
+                return ctx.reference(tuple(args), kwargs)
+
+            if ctx.all_fit(rerun):
+                return Diagnosis("argument", f"your answer {text}")
+    return None

@@ -1,0 +1,39 @@
+"""An answer computed in the grader's own process, reported as the sandbox would report it.
+
+The self-test, the mutation analysis, the feedback audit and the visible checks all ask "what
+would the sandbox have sent back for this function?" without running a sandbox: the answer is
+one of the instructor's (a known-wrong answer, a mutant of the reference), trusted code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autograder.grading.runner import Outcome
+    from autograder.spec import Probe, Question
+
+SELFTEST_STUDENTS = ("selftest-a", "selftest-b", "selftest-c")
+
+
+def as_handed_in(value):
+    """What a student's answer looks like after the wire: formulas arrive as strings."""
+    from autograder.spec import to_plain
+
+    value = to_plain(value)
+    return str(value) if hasattr(value, "free_symbols") else value
+
+
+def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
+    """What the sandbox would report for a student who wrote ``wrong``: values, or the error
+    it raised on a probe (as the harness describes it: "Type: message")."""
+    from autograder.grading.runner import Outcome
+    from autograder.spec import as_args
+
+    results = []
+    for p in probes:
+        try:
+            results.append({"value": as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))})
+        except Exception as exc:  # noqa: BLE001
+            results.append({"error": f"{type(exc).__name__}: {exc}"})
+    return Outcome("returned", results)

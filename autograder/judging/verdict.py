@@ -1,0 +1,130 @@
+"""The verdict, reached in the trusted process from returned data and the reference.
+
+A question passes when every probe's returned value matches ``reference(*probe.args)`` under
+the question's comparator (all-or-nothing per question, as nbgrader grades a test cell). A
+failing answer is compared with each known-wrong implementation; when one reproduces what the
+student returned, the feedback names that misconception instead of a bare "wrong"; when none
+does, ``judging.diagnose`` looks for how the values relate to the reference (a factor, a sign,
+axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
+(``public_label``, ``without_hidden_names``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from autograder.grading.runner import Outcome
+from autograder.judging.labels import public_label, without_hidden_names
+from autograder.spec import Probe, Question, as_args, to_plain
+
+
+@dataclass
+class QuestionResult:
+    score: float
+    max_score: float
+    status: str  # passed | failed | error | timeout | missing
+    feedback: str
+    misconception: str | None = None
+    diagnosis: str | None = None  # the kind found by judging.diagnose when no misconception matched
+    root_cause: str | None = None  # passed only with these dependencies replaced (autograder.grading.root_cause)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _error_type(text: str) -> str:
+    return text.split(":", 1)[0].strip()
+
+
+def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool:
+    """Does the known-wrong answer do on this probe what the student's did — return a matching
+    value, or raise the same kind of exception?"""
+    try:
+        wrong = to_plain(mis.wrong(*as_args(probe.args, question.args_as), **probe.kwargs))
+    except Exception as exc:  # noqa: BLE001 - the wrong answer's own failure is the signal
+        return "error" in item and _error_type(item["error"]) == type(exc).__name__
+    try:
+        return "value" in item and question.compare.matches(item["value"], wrong)
+    except Exception:  # noqa: BLE001 - a known-wrong answer the comparator cannot read matches nothing
+        return False
+
+
+def matching_misconception(question: Question, probes: list[Probe], items: list[dict]):
+    """The first known-wrong answer that reproduces every probe's outcome, if any. ``items``
+    are the returned outcomes ({"value": …} or {"error": "Type: message"}); plain values are
+    accepted too."""
+    items = [
+        item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item} for item in items
+    ]
+    for mis in question.misconceptions:
+        if all(_reproduces(question, mis, p, item) for p, item in zip(probes, items)):
+            return mis
+    return None
+
+
+def judge(question: Question, probes: list[Probe], outcome: Outcome) -> QuestionResult:
+    points = float(question.points)
+
+    def result(status: str, feedback: str, mis=None, diagnosis=None) -> QuestionResult:
+        score = points if status == "passed" else 0.0
+        return QuestionResult(score, points, status, without_hidden_names(feedback, probes), mis, diagnosis)
+
+    if outcome.status in ("missing", "error", "timeout") and not outcome.results:
+        return result(outcome.status, outcome.reason)
+    values, failures = [], []
+    for index, (probe, item) in enumerate(zip(probes, outcome.results)):
+        where = public_label(probe, index)
+        if "timeout" in item:
+            return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
+        if "error" in item:
+            if item["error"].startswith("NotImplementedError"):
+                return result(
+                    "error",
+                    f"`{question.answer}` is not implemented yet: replace the "
+                    "release's `raise NotImplementedError()` with your code",
+                )
+            raised = f"`{question.answer}` on {where} raised {item['error']}"
+            mis = matching_misconception(question, probes, outcome.results[: len(probes)])
+            if mis is not None:  # a known mistake that crashes (an index past the table, …)
+                return result("error", f"{mis.feedback} ({raised})", mis.name)
+            found = _crash_diagnosis(question, probes, outcome.results)
+            if found is not None:
+                return result("error", f"{raised} — {found.feedback}", diagnosis=found.kind)
+            return result("error", raised)
+        check = question.compare(item["value"], question.expected(probe))
+        values.append(item)
+        if not check.ok:
+            failures.append(f"{where}: {check.message}")
+    if not failures:
+        return result("passed", "correct")
+    mis = matching_misconception(question, probes, values)
+    if mis is not None:
+        return result("failed", mis.feedback, mis.name)
+    found = _diagnosis(question, probes, values)
+    if found is not None:
+        lead = (
+            "is not equivalent to the expected formula"
+            if found.kind == "formula_terms"
+            else "does not match the reference"
+        )
+        return result("failed", f"`{question.answer}` {lead}: {found.feedback}", diagnosis=found.kind)
+    shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
+    return result("failed", f"`{question.answer}` does not match the reference — {shown}")
+
+
+def _diagnosis(question: Question, probes: list[Probe], items: list[dict]):
+    from autograder.judging.diagnosis.diagnose import diagnose
+
+    return diagnose(question, probes, [item["value"] for item in items])
+
+
+def _crash_diagnosis(question: Question, probes: list[Probe], items: list[dict]):
+    """When it raises: on which kind of input (judging.crashes), or what the exception's shapes say."""
+    from autograder.judging.diagnosis.crashes import diagnose_crash
+
+    if not question.call:
+        return None
+    try:
+        return diagnose_crash(question, probes, items)
+    except Exception:  # noqa: BLE001 - a diagnosis that cannot be made is no diagnosis
+        return None

@@ -1,0 +1,160 @@
+"""Views of results.json: the terminal table, student feedback pages, CSV, JUnit, Gradescope."""
+
+from __future__ import annotations
+
+import csv
+import html
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from autograder.grading.hand_graded import PENDING, hand_graded
+from autograder.grading.storage import safe_name, write_json_atomic
+from autograder.spec import Assignment
+
+
+def _questions(assignment: Assignment):
+    return [(q.grade_id, q.title or q.grade_id) for q in assignment.questions]
+
+
+def _in_order(assignment: Assignment, questions: dict):
+    """(grade_id, result) in the problem set's order, not results.json's sorted keys."""
+    return [(q.grade_id, questions[q.grade_id]) for q in assignment.questions if q.grade_id in questions]
+
+
+def _pending(assignment: Assignment, questions: dict):
+    """(grade_id, title, result) of the hand-graded questions still to be graded."""
+    titles = {h.grade_id: h.title for h in hand_graded(assignment)}
+    return [(gid, titles.get(gid, gid), q) for gid, q in questions.items() if q.get("status") == PENDING]
+
+
+def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
+    """One line per student, then one indented line per question that did not pass."""
+    n = len(assignment.questions)
+    width = max([len(s) for s in results["students"]] + [7])
+    lines = [f"{'student':<{width}}  {'score':>7}  passed  feedback on what did not pass"]
+    for student, rec in sorted(results["students"].items()):
+        failing = [
+            (q.grade_id, rec["questions"][q.grade_id])
+            for q in assignment.questions
+            if rec["questions"].get(q.grade_id, {}).get("status") != "passed"
+        ]
+        score = f"{rec['score']:g}/{rec['max_score']:g}"
+        lines.append(
+            f"{student:<{width}}  {score:>7}  {n - len(failing):>2}/{n:<3}  " + ("all correct" if not failing else "")
+        )
+        for gid, q in failing[:shown]:
+            lines.append(f"{'':<{width}}    {gid} ({q['status']}): {q['feedback']}")
+        if len(failing) > shown:
+            lines.append(f"{'':<{width}}    … and {len(failing) - shown} more not passed")
+    return "\n".join(lines)
+
+
+PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>{title}</title><style>
+body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}}
+table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ddd;padding:.5rem;text-align:left;vertical-align:top}}
+.passed{{color:#176b32}}.failed,.error,.timeout,.missing{{color:#a4261d}}.pending{{color:#6b5a17}}.score{{font-size:1.4rem}}
+</style></head><body><h1>{title}</h1><p class="score">Score: <b>{score:g} / {max_score:g}</b>{pending}</p>
+<table><tr><th>Question</th><th>Points</th><th>Status</th><th>Feedback</th></tr>{rows}</table>
+<p><small>Graded by the course autograder; hidden tests are not shown.</small></p></body></html>
+"""
+
+
+def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
+    titles = dict(_questions(assignment))
+    rows = "".join(
+        f"<tr><td>{html.escape(titles.get(gid, gid))}</td><td>{q['score']:g} / {q['max_score']:g}</td>"
+        f'<td class="{html.escape(q["status"])}">{html.escape(q["status"])}</td>'
+        f"<td>{html.escape(q['feedback'])}</td></tr>"
+        for gid, q in _in_order(assignment, rec["questions"])
+    )
+    waiting = _pending(assignment, rec["questions"])
+    rows += "".join(
+        f"<tr><td>{html.escape(title)}</td><td>— / {q['max_score']:g}</td>"
+        f'<td class="pending">pending</td><td>{html.escape(q["feedback"])}</td></tr>'
+        for _, title, q in waiting
+    )
+    notes = [rec["error"]] if rec.get("error") else []
+    notes += rec.get("flags", [])
+    if notes:
+        rows += "".join(f'<tr><td colspan="4" class="note">Note: {html.escape(n)}</td></tr>' for n in notes)
+    title = html.escape(f"{assignment.name} — feedback for {student}")
+    pending_points = sum(q["max_score"] for _, _, q in waiting)
+    pending = (
+        f' autograded, <span class="pending">+ {pending_points:g} points graded by hand, still to come</span>'
+        if waiting
+        else ""
+    )
+    return PAGE.format(title=title, score=rec["score"], max_score=rec["max_score"], rows=rows, pending=pending)
+
+
+def write_feedback_pages(assignment: Assignment, results: dict, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for student, rec in results["students"].items():
+        (folder / f"{safe_name(student)}.html").write_text(feedback_page(assignment, student, rec), encoding="utf-8")
+
+
+def write_csv(assignment: Assignment, results: dict, path: Path) -> None:
+    ids = [gid for gid, _ in _questions(assignment)]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "score", "max_score", *ids])
+        for student, rec in sorted(results["students"].items()):
+            w.writerow([student, rec["score"], rec["max_score"], *[rec["questions"][g]["score"] for g in ids]])
+
+
+def write_junit(assignment: Assignment, results: dict, path: Path) -> None:
+    suites = ET.Element("testsuites", name=assignment.name)
+    for student, rec in sorted(results["students"].items()):
+        qs = rec["questions"]
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=student,
+            tests=str(len(qs)),
+            skipped=str(sum(q["status"] == PENDING for q in qs.values())),
+            failures=str(sum(q["status"] == "failed" for q in qs.values())),
+            errors=str(sum(q["status"] in ("error", "timeout", "missing") for q in qs.values())),
+        )
+        for gid, q in qs.items():
+            case = ET.SubElement(suite, "testcase", classname=f"{assignment.name}.{student}", name=gid)
+            if q["status"] == PENDING:
+                ET.SubElement(case, "skipped", message=q["feedback"][:500])
+            elif q["status"] == "failed":
+                ET.SubElement(case, "failure", message=q["feedback"][:500])
+            elif q["status"] != "passed":
+                ET.SubElement(case, "error", message=f"{q['status']}: {q['feedback']}"[:500])
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def gradescope_results(assignment: Assignment, rec: dict) -> dict:
+    """One student's result in Gradescope's results.json schema."""
+    titles = dict(_questions(assignment))
+    waiting = sum(q["max_score"] for _, _, q in _pending(assignment, rec["questions"]))
+    return {
+        "score": rec["score"],
+        "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}"
+        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
+        "tests": [
+            {
+                "name": titles.get(gid, gid),
+                "number": gid,
+                "score": q["score"],
+                "max_score": q["max_score"],
+                "status": "passed" if q["status"] == "passed" else "failed",
+                "output": q["feedback"],
+                "visibility": "visible",
+            }
+            for gid, q in _in_order(assignment, rec["questions"])
+        ],
+    }
+
+
+def write_gradescope(assignment: Assignment, results: dict, path: Path) -> None:
+    """A single submission -> Gradescope's schema; a cohort -> one object per student."""
+    students = results["students"]
+    if len(students) == 1:
+        data = gradescope_results(assignment, next(iter(students.values())))
+    else:
+        data = {s: gradescope_results(assignment, r) for s, r in sorted(students.items())}
+    write_json_atomic(Path(path), data)

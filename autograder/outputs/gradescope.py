@@ -1,0 +1,232 @@
+"""Gradescope: build an autograder zip for a problem set, and grade one submission inside it.
+
+``autograder gradescope-zip PS --out FILE.zip`` writes the zip Gradescope asks for:
+
+* ``setup.sh``        run once when Gradescope builds the image: Python ≥ 3.11, a venv with the
+                      CPU build of torch, this kit installed (``./dev setup``), then ``selftest``;
+* ``run_autograder``  run per submission: grades ``/autograder/submission/*.ipynb`` as one student
+                      and writes ``/autograder/results/results.json`` in Gradescope's schema;
+* ``kit/``            this kit with only that problem set (spec, release, references).
+
+Every path ``run_autograder`` uses can be overridden by an environment variable
+(``AUTOGRADER_ROOT``, ``AUTOGRADER_KIT``, ``AUTOGRADER_PYTHON``, ``AUTOGRADER_SUBMISSION``,
+``AUTOGRADER_RESULTS``, ``AUTOGRADER_METADATA``), so it runs outside Gradescope too.
+
+The student id — from which the released notebook derived the student's personal parameters —
+is read from Gradescope's ``submission_metadata.json`` (first user; field ``email`` unless
+``AUTOGRADER_STUDENT_FIELD`` names another, e.g. ``sid``) or given as ``AUTOGRADER_STUDENT``.
+It must equal the student's JupyterHub user name, as the notebook used ``JUPYTERHUB_USER``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from autograder.spec import REPO_ROOT, Assignment
+
+ZIP_DATE = (2024, 1, 1, 0, 0, 0)  # fixed timestamps: the same kit gives the same zip
+SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image (/autograder/source).
+set -euo pipefail
+cd "$(dirname "$0")/kit"
+export DEBIAN_FRONTEND=noninteractive
+PY=$(command -v python3.13 || command -v python3.12 || command -v python3.11 || true)
+if [ -z "$PY" ]; then          # Ubuntu 22.04 images ship 3.10; 3.11 is in its archive
+  apt-get update -qq && apt-get install -y -qq python3.11 python3.11-venv
+  PY=$(command -v python3.11)
+fi
+if ! "$PY" -c "import ensurepip" 2>/dev/null; then
+  apt-get update -qq && apt-get install -y -qq "python$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
+fi
+"$PY" -m venv .venv
+# the CPU build of torch first (./dev then sees torch and does not pull a CUDA build)
+.venv/bin/pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+PYTHON="$PY" ./dev setup       # the kit (editable) and, as root, Debian/Ubuntu's bubblewrap
+.venv/bin/autograder selftest {ps}   # refuse to build an image that cannot grade
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission. Each path can be overridden from the environment.
+set -euo pipefail
+ROOT=${{AUTOGRADER_ROOT:-/autograder}}
+KIT=${{AUTOGRADER_KIT:-$ROOT/source/kit}}
+PYTHON=${{AUTOGRADER_PYTHON:-$KIT/.venv/bin/python}}
+cd "$KIT"
+export PYTHONPATH="$KIT${{PYTHONPATH:+:$PYTHONPATH}}"   # this zip's kit, whatever else is installed
+exec "$PYTHON" -m autograder.outputs.gradescope {ps} \\
+  --submission "${{AUTOGRADER_SUBMISSION:-$ROOT/submission}}" \\
+  --results "${{AUTOGRADER_RESULTS:-$ROOT/results}}" \\
+  --metadata "${{AUTOGRADER_METADATA:-$ROOT/submission_metadata.json}}"
+"""
+
+
+# ---------------------------------------------------------------- the zip
+
+
+def kit_files(assignment: Assignment) -> list[tuple[Path, str]]:
+    """(file on disk, name in the zip): the kit's package and references, and this problem set's
+    source and release laid out as a course of one problem set (kit/ is that course)."""
+    from autograder.releasing.stages import released_notebook
+
+    trees = [
+        (REPO_ROOT / "autograder", "kit/autograder"),
+        (REPO_ROOT / "solutions", "kit/solutions"),
+        (assignment.source_dir, f"kit/source/{assignment.name}"),
+        (released_notebook(assignment).parent, f"kit/release/{assignment.name}"),
+    ]
+    # the kit's own problem sets stay out (only this one goes in, as the course's source); the
+    # package marker stays, so that the kit installs (pyproject maps assignments/ into it)
+    top = ("pyproject.toml", "README.md", "dev", "assignments/__init__.py")
+    files = [(REPO_ROOT / n, f"kit/{n}") for n in top if (REPO_ROOT / n).is_file()]
+    for root, name in trees:
+        files += [
+            (p, f"{name}/{p.relative_to(root).as_posix()}")
+            for p in root.rglob("*")
+            if p.is_file() and not SKIP_PARTS & set(p.parts) and p.suffix not in (".pyc", ".pyo")
+        ]
+    return sorted(files, key=lambda item: item[1])
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = ((0o755 if executable else 0o644) | 0o100000) << 16  # regular file + mode
+    zf.writestr(info, data)
+
+
+def build_zip(assignment: Assignment, path: Path) -> list[str]:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    short = assignment.name.split("_", 1)[0]
+    names = []
+    with zipfile.ZipFile(path, "w") as zf:
+        _add(zf, "setup.sh", SETUP_SH.format(ps=short).encode(), executable=True)
+        _add(zf, "run_autograder", RUN_AUTOGRADER.format(ps=short).encode(), executable=True)
+        names += ["setup.sh", "run_autograder"]
+        _add(zf, "kit/autograder.toml", b"# the course of this autograder zip: source/ and release/ beside it\n")
+        names.append("kit/autograder.toml")
+        for source, name in kit_files(assignment):
+            _add(zf, name, source.read_bytes(), executable=os.access(source, os.X_OK))
+            names.append(name)
+    return names
+
+
+def cmd_gradescope_zip(args) -> int:
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(args.problem_set)
+    names = build_zip(assignment, Path(args.out))
+    print(
+        f"{args.out}: Gradescope autograder for {assignment.name} ({len(names)} files: setup.sh, run_autograder, kit/)"
+    )
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("gradescope-zip", help="build a Gradescope autograder zip for a problem set")
+    p.add_argument("problem_set", metavar="PS")
+    p.add_argument("--out", required=True, metavar="FILE.zip")
+    p.set_defaults(func=cmd_gradescope_zip)
+
+
+# ---------------------------------------------------------------- inside Gradescope
+
+
+class SubmissionProblem(Exception):
+    """Something about what the student handed in: graded as zero, with this explanation."""
+
+
+def student_id(metadata: Path) -> str:
+    given = os.environ.get("AUTOGRADER_STUDENT")
+    if not given:
+        field = os.environ.get("AUTOGRADER_STUDENT_FIELD", "email")
+        try:
+            users = json.loads(metadata.read_text(encoding="utf-8")).get("users") or []
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"cannot read {metadata} ({exc}); set AUTOGRADER_STUDENT") from None
+        given = str(users[0].get(field) or "") if users else ""
+        if not given:
+            raise RuntimeError(f"{metadata} names no user with a {field!r}")
+    if given in (".", "..") or "/" in given or "\0" in given:
+        raise RuntimeError(f"unusable student id {given!r}")
+    return given
+
+
+def find_notebook(folder: Path, assignment: Assignment) -> Path:
+    found = sorted(p for p in Path(folder).rglob("*.ipynb") if not SKIP_PARTS & set(p.parts))
+    exact = [p for p in found if p.name == assignment.notebook]
+    if len(exact) == 1:
+        return exact[0]
+    if len(found) == 1:
+        return found[0]
+    raise SubmissionProblem(
+        f"expected one notebook named {assignment.notebook} in the submission, "
+        f"found {len(found)}: {', '.join(p.name for p in found) or 'none'}"
+    )
+
+
+def zero_record(assignment: Assignment, reason: str) -> dict:
+    questions = {
+        q.grade_id: {
+            "score": 0.0,
+            "max_score": float(q.points),
+            "status": "missing",
+            "feedback": reason,
+            "misconception": None,
+        }
+        for q in assignment.questions
+    }
+    return {"score": 0.0, "max_score": assignment.max_score, "questions": questions}
+
+
+def grade_submission(assignment: Assignment, submission: Path, metadata: Path) -> dict:
+    """One student's record, graded through the usual cohort path (sandbox, judge, feedback)."""
+    from autograder.grading.cohort import grade_cohort
+
+    student = student_id(metadata)
+    try:
+        notebook = find_notebook(submission, assignment)
+    except SubmissionProblem as exc:
+        return zero_record(assignment, str(exc))
+    with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+        folder = Path(tmp) / "submissions" / student / assignment.name
+        folder.mkdir(parents=True)
+        shutil.copy(notebook, folder / assignment.notebook)
+        results = grade_cohort(assignment, Path(tmp) / "submissions", Path(tmp) / "out", workers=1, progress=False)
+    return results["students"][student]
+
+
+def run(argv: list[str] | None = None) -> int:
+    from autograder.grading.storage import write_json_atomic
+    from autograder.outputs.exports import gradescope_results
+    from autograder.spec import load_assignment
+
+    p = argparse.ArgumentParser(prog="run_autograder")
+    p.add_argument("problem_set")
+    p.add_argument("--submission", type=Path, required=True)
+    p.add_argument("--results", type=Path, required=True)
+    p.add_argument("--metadata", type=Path, required=True)
+    args = p.parse_args(argv)
+    assignment = load_assignment(args.problem_set)
+    try:
+        rec = grade_submission(assignment, args.submission, args.metadata)
+    except Exception as exc:  # infrastructure: no results.json, so Gradescope reports a failed run
+        print(f"autograder could not grade this submission: {exc!r}", file=sys.stderr)
+        return 2
+    data = gradescope_results(assignment, rec)
+    write_json_atomic(args.results / "results.json", data)
+    print(data["output"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())

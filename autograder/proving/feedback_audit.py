@@ -1,0 +1,168 @@
+"""How often is the feedback on a wrong answer *specific*: a named misconception or a diagnosis
+(``judging.diagnose``), not the generic "does not match the reference"?
+
+Counted per problem set over its known-wrong answers (each question's misconceptions) and, when
+``autograder.proving.mutation.analysis`` is present, over the killed mutants of each function question (a
+mutant is killed when every self-test student's hidden probes reject it). A mutant's outcome is
+computed with the mutant installed, the verdict with it removed, so the reference — and the
+diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced,
+for the leak scan (tests/proving/test_feedback_leaks.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from autograder.spec import Assignment, Question
+
+SPECIFIC_LINE = "specific feedback: {n}/{m}"
+
+
+def kind_of(result) -> str:
+    """named (a misconception) | diagnosed | crash (the exception raised in the student's code is
+    shown) | generic ("does not match the reference — values differ …")."""
+    if result.misconception:
+        return "named"
+    if getattr(result, "diagnosis", None) or getattr(result, "root_cause", None):
+        return "diagnosed"
+    if result.status in ("error", "timeout"):
+        return "crash"
+    return "generic"
+
+
+@dataclass
+class FeedbackAudit:
+    assignment: str
+    kinds: dict = field(default_factory=lambda: {"named": 0, "diagnosed": 0, "crash": 0, "generic": 0})
+    generic: list[str] = field(default_factory=list)  # "grade_id: answer name [status] feedback"
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (grade_id, feedback) seen
+
+    @property
+    def total(self) -> int:
+        return sum(self.kinds.values())
+
+    @property
+    def specific(self) -> int:
+        return self.total - self.kinds["generic"]
+
+    def add(self, question: Question, name: str, result) -> None:
+        self.texts.append((question.grade_id, result.feedback))
+        kind = kind_of(result)
+        self.kinds[kind] += 1
+        if kind == "generic":
+            self.generic.append(f"{question.grade_id}: {name} [{result.status}] {result.feedback[:150]}")
+
+    def line(self) -> str:
+        breakdown = ", ".join(f"{k} {v}" for k, v in self.kinds.items())
+        return f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total) + f" ({breakdown})"
+
+
+def _rejected(question: Question, probes, outcome) -> bool:
+    for probe, item in zip(probes, outcome.results):
+        if "value" not in item:
+            return True
+        try:
+            if not question.compare.matches(item["value"], question.expected(probe)):
+                return True
+        except Exception:  # noqa: BLE001 - unreadable output is rejected
+            return True
+    return False
+
+
+def _outcome(mutation, question: Question, probes, function):
+    """What the sandbox would report for this answer, each probe under the mutation analysis's
+    time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
+    from autograder.grading.runner import Outcome
+    from autograder.judging.instructor_answers import as_handed_in
+    from autograder.spec import as_args
+
+    results = []
+    for p in probes:
+        try:
+            with mutation._time_limit(mutation.CALL_TIMEOUT_S):
+                value = function(*as_args(p.args, question.args_as), **p.kwargs)
+            results.append({"value": as_handed_in(value)})
+        except mutation._Timeout:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as the harness would
+            results.append({"error": f"{type(exc).__name__}: {exc}"})
+    return Outcome("returned", results)
+
+
+def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str) -> None:
+    from autograder.judging.instructor_answers import known_wrong_outcome
+    from autograder.judging.verdict import judge
+
+    for q in assignment.questions:
+        probes = q.probes_for(student, assignment)
+        for mis in q.misconceptions:
+            audit.add(q, mis.name, judge(q, probes, known_wrong_outcome(q, probes, mis.wrong)))
+
+
+def _mutation_module():
+    try:
+        import autograder.proving.mutation.analysis as mutation
+    except ImportError:
+        return None
+    return mutation
+
+
+def audit_mutants(
+    assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...], killed: dict[str, set[str]] | None = None
+) -> bool:
+    """Adds the killed mutants; False when there is no mutation analysis to draw them from.
+    ``killed`` (grade_id -> mutant names), from a mutation analysis already run, spares the
+    check that every student's probes reject each mutant."""
+    from autograder.judging.verdict import judge
+
+    mutation = _mutation_module()
+    if mutation is None:
+        return False
+    for q in mutation.function_questions(assignment):
+        probes = {s: q.probes_for(s, assignment) for s in students}
+        for p in probes.values():  # expected values before any mutant changes the reference
+            for probe in p:
+                with contextlib.suppress(Exception):
+                    q.expected(probe)
+        for mutant in mutation.question_mutants(q, assignment):
+            if killed is not None and mutant.name not in killed.get(q.grade_id, ()):
+                continue
+            try:
+                with mutant.install():
+                    outcomes = {s: _outcome(mutation, q, probes[s], mutant.function) for s in students}
+            except Exception:  # noqa: BLE001 - a mutant that hangs or breaks the harness: the sandbox's
+                continue  # time limit would answer it, not feedback
+            if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
+                continue  # not killed (survivor or equivalent): the mutation analysis reports it
+            first = students[0]
+            verdict = judge(q, probes[first], outcomes[first])
+            if verdict.status == "passed":  # judged with the real reference it is right: the mutation
+                continue  # changed what the reference computes, not the answer
+            audit.add(q, mutant.name, verdict)
+    return True
+
+
+def audit_assignment(
+    assignment: Assignment, *, mutants: bool = True, killed: dict[str, set[str]] | None = None
+) -> FeedbackAudit:
+    from autograder.judging.instructor_answers import SELFTEST_STUDENTS
+
+    audit = FeedbackAudit(assignment.name)
+    audit_known_wrong(assignment, audit, SELFTEST_STUDENTS[0])
+    if mutants:
+        audit_mutants(assignment, audit, SELFTEST_STUDENTS if killed is None else SELFTEST_STUDENTS[:1], killed)
+    return audit
+
+
+def summary_line(audits: list[FeedbackAudit]) -> str:
+    return f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}"
+
+
+def report(assignment: Assignment, audits: list[FeedbackAudit], mutation_results=None) -> str:
+    """Run the audit for one problem set, remember it in ``audits``, return its line.
+    ``mutation_results``: the self-test's ``MutationResult`` list, whose killed mutants are used."""
+    killed = None if mutation_results is None else {r.grade_id: set(r.killed) for r in mutation_results}
+    audit = audit_assignment(assignment, killed=killed)
+    audits.append(audit)
+    return audit.line()

@@ -1,0 +1,3 @@
+"""Mutation analysis: mutants of a reference (operators -> mutants) and whether the hidden probes
+kill them (analysis).
+"""

@@ -1,0 +1,251 @@
+"""Source notebook -> student release, as ordered, named, replaceable stages.
+
+1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
+   ``check_formula_symbols`` fails when a formula question accepts other symbols than its text offers
+   ``add_formula_helper``    ships the formula grammar (``formula_check.py``) beside the notebook
+2. ``fill_visible_checks``   placeholder grade cells get checks whose expected values are
+                             computed from the reference now (nothing typed in by hand)
+3. ``nbgrader_generate``     nbgrader's own GenerateAssignment: strips solutions, locks cells,
+                             computes checksums (we do not re-implement any of it)
+4. ``normalise``             deterministic JSON (stable ids, no volatile metadata)
+5. ``verify_clean``          refuses a release that still holds solution code or hidden material
+
+The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import inspect
+import io
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.judging.compare import formula_grammar
+from autograder.judging.compare.comparators import Formula
+from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
+from autograder.spec import Assignment
+
+PLACEHOLDER = "# autograder: visible checks for "
+PARAMS_PLACEHOLDER = "# autograder: student parameters"
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME")
+
+
+# ---------------------------------------------------------------- stages
+
+
+@dataclass
+class ReleaseContext:
+    assignment: Assignment
+    workdir: Path  # a scratch nbgrader course directory
+    notebook: Path | None = None  # the source notebook being prepared
+    release: Path | None = None  # the generated release folder
+    db_url: str | None = None  # gradebook that records the assignment (default: a scratch one)
+
+
+def alembic_on_path() -> None:
+    """nbgrader's Gradebook shells out to `alembic`, which lives beside this interpreter."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def copy_source(ctx: ReleaseContext) -> None:
+    target = ctx.workdir / "source" / ctx.assignment.name
+    target.mkdir(parents=True)
+    for name in (ctx.assignment.notebook, *ctx.assignment.extra_files):
+        if not (ctx.assignment.source_dir / name).is_file():
+            raise SystemExit(
+                f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
+                "(the source notebook and the extra files questions.py names)"
+            )
+        shutil.copy2(ctx.assignment.source_dir / name, target / name)
+    ctx.notebook = target / ctx.assignment.notebook
+
+
+def student_params_source(assignment: Assignment) -> str:
+    """The cell that gives a student their personal parameters: the spec's own function, copied."""
+    fn = assignment.student_params
+    return "\n".join(
+        [
+            "# Your personal parameters. The grader derives exactly the same ones from your student id",
+            "# (your JupyterHub user name). Working elsewhere? Replace 'your-student-id' with your id.",
+            "import os",
+            "",
+            'STUDENT_ID = os.environ.get("JUPYTERHUB_USER", "your-student-id")',
+            "",
+            textwrap.dedent(inspect.getsource(fn)).strip(),
+            "",
+            f"PARAMS = {fn.__name__}(STUDENT_ID)",
+            "print(STUDENT_ID, PARAMS)",
+        ]
+    )
+
+
+def fill_visible_checks(ctx: ReleaseContext) -> None:
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        source = cell.source.strip()
+        if cell.cell_type != "code":
+            continue
+        if source.startswith(PLACEHOLDER):
+            grade_id = source[len(PLACEHOLDER) :].split("\n", 1)[0].strip()
+            cell.source = visible_check_source(ctx.assignment.question(grade_id), ctx.assignment)
+        elif source.startswith(PARAMS_PLACEHOLDER):
+            cell.source = student_params_source(ctx.assignment)
+    nbformat.write(nb, ctx.notebook)
+
+
+def nbgrader_generate(ctx: ReleaseContext) -> None:
+    from nbgrader.apps.generateassignmentapp import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    alembic_on_path()
+    config = Config()
+    config.CourseDirectory.root = str(ctx.workdir)
+    config.CourseDirectory.assignment_id = ctx.assignment.name
+    # nbgrader's Gradebook() defaults to this course; with '' no `course` row is created and
+    # PostgreSQL (unlike SQLite) enforces the assignment -> course foreign key.
+    config.CourseDirectory.course_id = "default_course"
+    config.CourseDirectory.db_url = ctx.db_url or f"sqlite:///{ctx.workdir / 'gradebook.db'}"
+    app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
+    log = io.StringIO()
+    app.log.addHandler(logging.StreamHandler(log))
+    app.log.propagate = False
+    try:
+        app.start()
+    except Exception as exc:
+        raise RuntimeError(
+            f"nbgrader generate_assignment failed for {ctx.assignment.name}:\n{log.getvalue()[-4000:]}"
+        ) from exc
+    ctx.release = ctx.workdir / "release" / ctx.assignment.name
+
+
+def normalise(ctx: ReleaseContext) -> None:
+    path = ctx.release / ctx.assignment.notebook
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell-{index}")
+        cell["id"] = hashlib.sha1(f"{index}:{grade_id}".encode()).hexdigest()[:8]
+        cell.get("metadata", {}).pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def verify_clean(ctx: ReleaseContext) -> None:
+    text = (ctx.release / ctx.assignment.notebook).read_text(encoding="utf-8")
+    for marker in SOLUTION_MARKERS:
+        if marker in text:
+            raise RuntimeError(f"release of {ctx.assignment.name} still contains {marker!r}")
+    if PLACEHOLDER in text or PARAMS_PLACEHOLDER in text:
+        raise RuntimeError(f"release of {ctx.assignment.name} has an unfilled visible-check cell")
+
+
+def add_formula_helper(ctx: ReleaseContext) -> None:
+    """Formula answers: ship the grader's grammar (stdlib only) beside the notebook, so the
+    visible check refuses what the grader refuses."""
+    if any(isinstance(q.compare, Formula) for q in ctx.assignment.questions):
+        grammar = Path(formula_grammar.__file__).read_text(encoding="utf-8")
+        (ctx.notebook.parent / f"{HELPER_MODULE}.py").write_text(grammar, encoding="utf-8")
+
+
+def check_formula_symbols(ctx: ReleaseContext) -> None:
+    """The symbols each formula question accepts are exactly those its text offers."""
+    from autograder.releasing.formula_symbols import symbol_mismatches
+
+    problems = symbol_mismatches(ctx.assignment, nbformat.read(ctx.notebook, as_version=4))
+    if problems:
+        raise RuntimeError(
+            f"{ctx.assignment.name}: formula symbols do not match the notebook:\n  " + "\n  ".join(problems)
+        )
+
+
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\t")
+
+
+def check_markdown_text(ctx: ReleaseContext) -> None:
+    """Markdown holds no control character: a TAB where ``\\to`` or ``\\times`` was meant is a
+    ``\\t`` escape that a string turned into a tab (the cell renders "d o d_ff", not d → d_ff)."""
+    problems = []
+    for number, cell in enumerate(nbformat.read(ctx.notebook, as_version=4).cells, 1):
+        if cell.cell_type != "markdown":
+            continue
+        for match in CONTROL_CHARACTERS.finditer(cell.source):
+            around = cell.source[max(0, match.start() - 12) : match.end() + 12]
+            problems.append(f"markdown cell {number}: {match.group()!r} in {around!r}")
+    if problems:
+        raise RuntimeError(
+            f"{ctx.assignment.name}: control characters in the notebook's markdown "
+            f"(write \\t as a backslash and a t):\n  " + "\n  ".join(problems[:20])
+        )
+
+
+STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
+    ("copy_source", copy_source),
+    ("check_markdown_text", check_markdown_text),
+    ("check_formula_symbols", check_formula_symbols),
+    ("add_formula_helper", add_formula_helper),
+    ("fill_visible_checks", fill_visible_checks),
+    ("nbgrader_generate", nbgrader_generate),
+    ("normalise", normalise),
+    ("verify_clean", verify_clean),
+]
+
+
+def build_release(assignment: Assignment, workdir: Path, stages=STAGES) -> Path:
+    """Run the stages in a scratch course directory; return the generated release folder."""
+    ctx = ReleaseContext(assignment, workdir)
+    for _name, stage in stages:
+        stage(ctx)
+    return ctx.release
+
+
+def _same_tree(a: Path, b: Path) -> bool:
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file()) if b.exists() else None
+    return files_a == files_b and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files_a)
+
+
+def course_release_dir() -> Path:
+    from autograder.course import find_course
+
+    return find_course().release
+
+
+def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None) -> bool:
+    """Write the course's release/<name>/ (or, with check, report whether it is up to date).
+    True = up to date."""
+    release_dir = release_dir or course_release_dir()
+    with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
+        built = build_release(assignment, Path(tmp))
+        target = release_dir / assignment.name
+        if _same_tree(built, target):
+            return True
+        if not check:
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(built, target)
+        return False
+
+
+def released_notebook(assignment: Assignment, release_dir: Path | None = None) -> Path:
+    return (release_dir or course_release_dir()) / assignment.name / assignment.notebook
+
+
+def release_summary(assignment: Assignment) -> str:
+    nb = json.loads(released_notebook(assignment).read_text(encoding="utf-8"))
+    return f"{assignment.name}: {len(nb['cells'])} cells, {len(assignment.questions)} autograded questions"

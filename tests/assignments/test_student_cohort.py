@@ -1,0 +1,72 @@
+"""Students the grader's authors did not design for (tests/assignments/students/, written from the released
+notebooks alone): honest notebooks in several styles — loops, numpy/einsum, Jupyter-heavy with
+magics, displays, plots and scratch cells, classes — get full marks, and each wrong notebook
+(one realistic mistake) loses the question its manifest names and nothing unrelated.
+
+A mistake's ``knock_on`` questions (later answers that call the faulty one) are not asserted:
+the root-cause policy decides whether they are charged (README, "Feedback").
+PS6's training questions are left as released in these notebooks and are not graded here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.cohort import grade_cohort
+from autograder.spec import load_assignment
+
+STUDENTS = Path(__file__).parent / "students"
+TRAINING = ("train_copy", "train_addition")
+
+
+@pytest.fixture(scope="module", params=sorted(p.name for p in STUDENTS.iterdir() if (p / "manifest.json").exists()))
+def cohort(request, tmp_path_factory):
+    name = request.param
+    assignment = load_assignment(name)
+    assignment = dataclasses.replace(
+        assignment, questions=[q for q in assignment.questions if q.grade_id not in TRAINING]
+    )
+    manifest = json.loads((STUDENTS / name / "manifest.json").read_text())
+    tmp = tmp_path_factory.mktemp(name)
+    for student in manifest:
+        shutil.copytree(STUDENTS / name / student, tmp / "submitted" / student)
+    results = grade_cohort(assignment, tmp / "submitted", tmp / "out", workers=2, progress=False)
+    return assignment, manifest, results["students"]
+
+
+def _autograded(record: dict) -> dict:
+    return {gid: q for gid, q in record["questions"].items() if q["status"] != "pending"}
+
+
+def test_honest_students_get_full_marks(cohort):
+    assignment, manifest, graded = cohort
+    lost = {
+        student: {
+            gid: q["feedback"][:200] for gid, q in _autograded(graded[student]).items() if q["status"] != "passed"
+        }
+        for student, entry in manifest.items()
+        if entry["honest"]
+    }
+    assert not any(lost.values()), {s: q for s, q in lost.items() if q}
+
+
+def test_each_wrong_student_loses_the_question_of_its_mistake_and_nothing_unrelated(cohort):
+    assignment, manifest, graded = cohort
+    problems = []
+    for student, entry in manifest.items():
+        if entry["honest"]:
+            continue
+        questions = _autograded(graded[student])
+        knock_on = set(entry.get("knock_on", ()))
+        for gid in set(entry["loses"]) - knock_on:
+            if gid in questions and questions[gid]["status"] == "passed":
+                problems.append(f"{student}: {gid} passed ({entry['mistake']})")
+        for gid, q in questions.items():
+            if gid not in entry["loses"] and q["status"] != "passed":
+                problems.append(f"{student}: lost unrelated {gid}: {q['feedback'][:160]}")
+    assert not problems, "\n".join(problems)

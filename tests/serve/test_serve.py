@@ -1,0 +1,295 @@
+"""`autograder serve`: the fair queue, the rate limit, the journal's recovery rule, and a real
+service process (standalone, token file, loopback): upload and feedback, who may read what,
+429/404/400, `nbgrader submit` picked up from the exchange, and a SIGKILL mid-queue followed by
+a restart that loses nothing and grades nothing twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.serve.bench import Service
+from autograder.serve.fairqueue import FairQueue, QueueFull
+from autograder.serve.journal import Journal
+from autograder.serve.ratelimit import RateLimiter, parse_rate
+
+BIN = Path(sys.executable).parent
+
+
+# ---------------------------------------------------------------- the parts
+
+
+def test_fair_queue_round_robin_one_running_per_student():
+    q = FairQueue(max_total=100, max_per_student=20)
+    for i in range(10):
+        q.push(100 + i, "burst")  # one student's burst first
+    q.push(1, "amy")
+    q.push(2, "ben")
+    order = []
+    for _ in range(3):
+        job, student = q.take(timeout=0)
+        order.append(job)
+        q.done(student)
+    assert order == [100, 1, 2]  # the burst's second job waits for the others' turn
+    job, student = q.take(timeout=0)
+    assert (job, student) == (101, "burst")
+    assert q.take(timeout=0) is None  # burst is running: nobody else has work, nothing to take
+    q.done("burst")
+    assert q.take(timeout=0) == (102, "burst")
+
+
+def test_fair_queue_bounds():
+    q = FairQueue(max_total=3, max_per_student=2)
+    q.push(1, "a")
+    q.push(2, "a")
+    with pytest.raises(QueueFull, match="a already has 2"):
+        q.push(3, "a")
+    q.push(3, "b")
+    with pytest.raises(QueueFull, match="full"):
+        q.push(4, "c")
+    q.push(4, "c", force=True)  # re-queued at start-up: accepted before, never dropped
+    assert len(q) == 4
+
+
+def test_rate_limit_sliding_window(tmp_path):
+    assert parse_rate("10/h") == (10, 3600.0) and parse_rate("3/min") == (3, 60.0)
+    assert parse_rate("5/30m") == (5, 1800.0) and parse_rate("0")[0] == 0
+    with pytest.raises(ValueError):
+        parse_rate("lots")
+    journal = Journal(tmp_path)
+    limiter = RateLimiter(journal, 2, 3600)
+    for t in (1000.0, 2000.0):
+        assert limiter.check("amy", "ps1_attention", t).allowed
+        journal.add("amy", "ps1_attention", None, t, f"o{t}")
+    refused = limiter.check("amy", "ps1_attention", 2500.0)
+    assert not refused.allowed and refused.retry_after == pytest.approx(2100.0)
+    assert limiter.check("amy", "ps2_positional", 2500.0).allowed  # per problem set
+    assert limiter.check("ben", "ps1_attention", 2500.0).allowed  # per student
+    assert limiter.check("amy", "ps1_attention", 4601.0).allowed  # the first left the window
+
+
+def test_recovery_finishes_stored_work_and_requeues_the_rest(tmp_path, ps1):
+    """The rule a restart follows for jobs that were `running` when the service died."""
+    from autograder.serve.engine import Engine
+
+    engine = Engine([ps1], tmp_path, workers=1)
+    nb = engine.journal.spool_notebook(ps1.notebook, b"{}", 1.0)
+    stored = engine.journal.add("amy", ps1.name, nb, 1.0, "a")
+    lost = engine.journal.add("ben", ps1.name, nb, 2.0, "b")
+    for job in (stored, lost):
+        engine.journal.claim(job.id)
+    # amy's result reached the store, the crash came before the journal's commit
+    engine.stores[ps1.name].save(
+        "amy", "key", {"submission_id": stored.id, "score": 3.0, "max_score": 28.0, "questions": {}}
+    )
+    engine.recover()
+    assert engine.journal.get(stored.id).state == "done" and engine.journal.get(stored.id).score == 3.0
+    assert engine.journal.get(lost.id).state == "queued"
+    assert engine.queue.take(timeout=0) == (lost.id, "ben")
+    assert engine.journal.graded_counts() == {stored.id: 1}
+    engine.journal.close()
+
+
+# ---------------------------------------------------------------- a real service
+
+
+def notebook_bytes(ps1, replace=None, slow_s: float = 0.0) -> bytes:
+    from autograder.releasing.sample_submissions import make_notebook
+
+    nb = make_notebook(ps1, replace)
+    if slow_s:  # a student whose notebook takes a while (so the queue is still full when killed)
+        nb.cells.insert(0, nbformat.v4.new_code_cell(f"import time\ntime.sleep({slow_s})"))
+    return nbformat.writes(nb).encode()
+
+
+def journal_rows(state: Path) -> dict[int, tuple]:
+    with sqlite3.connect(state / "queue.sqlite", timeout=30) as db:
+        return {r[0]: r[1:] for r in db.execute("SELECT id, student, state, finished, score FROM jobs")}
+
+
+def wait_until(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def test_a_burst_does_not_starve_another_student(tmp_path, ps1):
+    """The engine with one warm worker: a student's burst of six, then one from another student,
+    whose feedback comes after at most two of the burst's (round-robin), not after all six."""
+    from autograder.serve.engine import Engine
+
+    engine = Engine([ps1], tmp_path, workers=1, rate=(0, 3600.0))
+    engine.start()
+    try:
+        assert engine.ready.wait(300), "the worker did not warm up"
+        slow = notebook_bytes(ps1, slow_s=0.3)
+        burst = [engine.submit("burst", "ps1", slow).id for _ in range(6)]
+        amy = engine.submit("amy", "ps1", notebook_bytes(ps1)).id
+        wait_until(
+            lambda: all(engine.journal.get(i).state == "done" for i in [*burst, amy]), 240, "every submission graded"
+        )
+        order = sorted([*burst, amy], key=lambda i: engine.journal.get(i).finished)
+        assert order.index(amy) <= 2, order
+        assert order[: order.index(amy)] + order[order.index(amy) + 1 :] == burst  # a student's own, in order
+    finally:
+        engine.stop()
+
+
+@pytest.fixture
+def tokens():
+    return {u: secrets.token_hex(16) for u in ("amy", "ben", "cat", "prof")}
+
+
+def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens):
+    exchange = tmp_path / "exchange"
+    course = "transformers101"
+    (exchange / course / "inbound").mkdir(parents=True)
+    outbound = exchange / course / "outbound" / ps1.name
+    from autograder.releasing.stages import released_notebook
+
+    shutil.copytree(released_notebook(ps1).parent, outbound)
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    service = Service(
+        tmp_path / "state",
+        tokens,
+        "--rate",
+        "2/h",
+        "--instructors",
+        "prof",
+        "--exchange",
+        str(exchange),
+        "--course-id",
+        course,
+        "--exchange-poll",
+        "0.2",
+        "--db",
+        db,
+    ).start()
+    try:
+        good, wrong = (
+            notebook_bytes(ps1),
+            notebook_bytes(ps1, {"sdpa_impl": "def scaled_dot_product_attention(q, k, v, mask=None):\n    return v\n"}),
+        )
+        status, amy = service.submit("amy", good, wait=120)
+        assert status == 200 and amy["state"] == "done" and amy["score"] == ps1.max_score
+        status, ben = service.submit("ben", wrong, ps="ps1_attention", wait=120)
+        assert status == 200 and ben["score"] < ps1.max_score
+        assert ben["questions"]["sdpa"]["status"] == "failed" and ben["questions"]["sdpa"]["feedback"]
+
+        # each reads their own feedback; the other is refused; the instructor reads both
+        status, page = service.request("GET", f"/feedback/{amy['id']}", "amy")
+        assert status == 200 and "feedback for amy" in page["text"]
+        assert service.request("GET", f"/feedback/{amy['id']}", "ben")[0] == 403
+        assert service.request("GET", f"/api/submissions/{amy['id']}", "ben")[0] == 403
+        assert service.request("GET", f"/feedback/{amy['id']}", None)[0] == 403
+        assert service.request("GET", f"/feedback/{ben['id']}", "prof")[0] == 200
+        assert [s["id"] for s in service.request("GET", "/api/submissions", "ben")[1]] == [ben["id"]]
+        assert service.request("GET", "/api/queue", "amy")[0] == 403
+        status, queue = service.request("GET", "/api/queue", "prof")
+        assert status == 200 and queue["graded_last_hour"] == 2 and len(queue["recent"]) == 2
+
+        # the same per-submission store and feedback page as `autograder grade`
+        stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "amy.json").read_text())
+        assert stored["record"]["submission_id"] == amy["id"] and stored["record"]["score"] == ps1.max_score
+        assert (tmp_path / "state" / ps1.name / "feedback" / "ben.html").is_file()
+
+        # refusals
+        assert service.submit("amy", good)[0] in (200, 202)  # the second of two allowed this hour
+        status, body = service.submit("amy", good)
+        assert status == 429 and "limit 2 per 1 h" in body["error"]
+        assert service.submit("cat", good, ps="ps9")[0] == 404
+        assert service.submit("cat", b"not a notebook")[0] == 400
+
+        # `nbgrader submit` lands in the exchange's inbound folder; the service picks it up
+        student = tmp_path / "cat-home"
+        (student / ps1.name).mkdir(parents=True)
+        (student / ps1.name / ps1.notebook).write_bytes(good)
+        (student / "nbgrader_config.py").write_text(
+            f"c = get_config()\nc.CourseDirectory.course_id = {course!r}\nc.Exchange.root = {str(exchange)!r}\n"
+        )
+        env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(student)}
+        r = subprocess.run(
+            [str(BIN / "nbgrader"), "submit", ps1.name, "--student", "cat"],
+            cwd=student,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        (inbound,) = (exchange / course / "inbound").iterdir()
+        assert inbound.name.startswith(f"cat+{ps1.name}+")
+        (job,) = wait_until(
+            lambda: service.request("GET", "/api/submissions", "cat")[1], 120, "the exchange submission to be queued"
+        )
+        status, done = service.request("GET", f"/api/submissions/{job['id']}?wait=120", "cat")
+        assert done["state"] == "done" and done["score"] == ps1.max_score
+        stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "cat.json").read_text())
+        assert stored["record"]["submitted_at"] == (inbound / "timestamp.txt").read_text().strip()
+        assert inbound.is_dir()  # left for `nbgrader collect`
+    finally:
+        assert service.stop() == 0, service.log()[-3000:]
+    assert "stopping" in service.log()
+    # --db: the latest result of each student in nbgrader's gradebook, as `grade --db` writes it
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db, course) as gb:
+        scores = {s.student.id: s.score for s in gb.assignment_submissions(ps1.name)}
+    assert scores["amy"] == scores["cat"] == ps1.max_score and scores["ben"] < ps1.max_score
+
+
+def test_kill_mid_queue_restart_loses_nothing_grades_nothing_twice(tmp_path, ps1, tokens):
+    state = tmp_path / "state"
+    slow = notebook_bytes(ps1, slow_s=0.5)
+    service = Service(state, tokens, "--rate", "0").start()
+    ids: dict[int, str] = {}
+    try:
+        for i in range(12):
+            student = ("amy", "ben", "cat")[i % 3]
+            status, body = service.submit(student, slow)
+            assert status == 202, body
+            ids[body["id"]] = student
+        wait_until(
+            lambda: sum(r[1] == "done" for r in journal_rows(state).values()) >= 2, 180, "two submissions graded"
+        )
+    finally:
+        service.kill()  # SIGKILL: mid-queue, probably mid-grading
+    before = journal_rows(state)
+    finished_before = {i: r[2] for i, r in before.items() if r[1] == "done"}
+    assert set(before) == set(ids) and 2 <= len(finished_before) < len(ids), before
+
+    service = Service(state, tokens, "--rate", "0").start()
+    try:
+        for job_id, student in ids.items():  # every accepted submission gets its feedback
+            status, body = service.request("GET", f"/api/submissions/{job_id}?wait=120", student)
+            assert status == 200 and body["state"] == "done" and body["score"] == ps1.max_score, body
+    finally:
+        assert service.stop() == 0, service.log()[-3000:]
+    after = journal_rows(state)
+    assert all(r[1] == "done" for r in after.values())
+    for job_id, finished in finished_before.items():
+        assert after[job_id][2] == finished  # graded before the kill: not graded again
+    with sqlite3.connect(state / "queue.sqlite") as db:
+        counts = dict(db.execute("SELECT job, COUNT(*) FROM graded GROUP BY job"))
+    assert counts == {job_id: 1 for job_id in ids}  # one result written per submission
+    assert "queued submissions resumed from the journal" in service.log()
+    # the store holds each student's latest submission, results.json all three
+    for student in ("amy", "ben", "cat"):
+        stored = json.loads((state / ps1.name / "submissions" / f"{student}.json").read_text())
+        assert stored["record"]["submission_id"] == max(i for i, s in ids.items() if s == student)
+    results = json.loads((state / ps1.name / "results.json").read_text())
+    assert sorted(results["students"]) == ["amy", "ben", "cat"]
