@@ -133,3 +133,95 @@ def test_every_package_of_the_kit_is_in_the_wheel():
     found = {_module_name(p) for root in ("autograder", "solutions") for p in (REPO_ROOT / root).rglob("__init__.py")}
     found.add("autograder.shipped_assignments")
     assert named == found, f"missing from pyproject: {sorted(found - named)}; not packages: {sorted(named - found)}"
+
+
+# ---------------------------------------------------------------- the house (README: Layout)
+
+DESIGN_TOP = {"pyproject.toml", "assignments", "solutions", "autograder", "release", "tests", "README.md"}
+USUAL_EXTRAS = {"examples", "scripts", "dev", ".ci", ".gitignore", "autograder.toml", "student-requirements.txt"}
+
+
+def _tracked() -> list[str]:
+    r = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("not a git checkout")
+    return r.stdout.splitlines()
+
+
+def test_the_top_of_the_repository_is_the_designs():
+    top = {path.split("/", 1)[0] for path in _tracked()}
+    assert DESIGN_TOP <= top, f"missing: {sorted(DESIGN_TOP - top)}"
+    assert top <= DESIGN_TOP | USUAL_EXTRAS, f"unexpected at the top: {sorted(top - DESIGN_TOP - USUAL_EXTRAS)}"
+    assert not (PACKAGE / "problem_sets").exists(), "course content lives in assignments/, not inside the engine"
+
+
+def test_the_engine_is_in_wings():
+    top_modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top_modules) <= 8, f"{len(top_modules)} modules directly in autograder/: {top_modules}"
+
+
+def test_no_file_over_400_lines():
+    long = [
+        f"{p.relative_to(REPO_ROOT)}: {n}"
+        for root in ("autograder", "assignments")
+        for p in (REPO_ROOT / root).rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+    ]
+    assert not long, f"files over 400 lines: {long}"
+
+
+def _private_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("autograder", "solutions")):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_no_module_imports_a_private_name_from_another():
+    found = {
+        str(p.relative_to(REPO_ROOT)): names
+        for root in ("autograder", "assignments")
+        for p in (REPO_ROOT / root).rglob("*.py")
+        if (names := _private_imports(p))
+    }
+    assert not found, f"private names imported across modules: {found}"
+
+
+# (importer, imported): imports that would run against the flow intake -> grading -> judging,
+# releasing -> (students) -> grading; proving sits above releasing and grading.
+AGAINST_THE_FLOW = [
+    ("autograder.intake", "autograder.grading"),
+    ("autograder.grading", "autograder.releasing"),
+    ("autograder.grading", "autograder.similarity"),
+    ("autograder.grading", "autograder.proving"),
+    ("autograder.releasing", "autograder.proving"),
+    ("autograder.judging", "autograder.grading"),
+    ("autograder.judging", "autograder.proving"),
+]
+
+
+def test_no_import_runs_against_the_flow():
+    graph = import_graph()
+    wrong = [
+        f"{module} imports {dep}"
+        for module, deps in graph.items()
+        for dep in deps
+        for importer, imported in AGAINST_THE_FLOW
+        if (module == importer or module.startswith(importer + "."))
+        and (dep == imported or dep.startswith(imported + "."))
+    ]
+    assert not wrong, "imports against the flow:\n" + "\n".join(sorted(wrong))
+
+
+def test_every_problem_set_is_its_notebook_and_a_package_of_question_modules():
+    """A question is its notebook cells plus one module; points come from the grade cells only."""
+    from autograder.spec import import_problem_set
+
+    for folder in sorted(p for p in shipped_problem_sets().iterdir() if (p / "__init__.py").is_file()):
+        assert (folder / f"{folder.name}.ipynb").is_file(), folder.name
+        modules = [p.name for p in folder.glob("*.py") if p.name != "__init__.py"]
+        assert modules, f"{folder.name}: no question modules"
+        assert "questions.py" not in modules, f"{folder.name}: one catch-all questions.py instead of question modules"
+        stated = [q.grade_id for q in import_problem_set(folder).ASSIGNMENT.questions if q.points is not None]
+        assert not stated, f"{folder.name}: points stated in the spec, not only in the grade cells: {stated}"

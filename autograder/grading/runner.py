@@ -8,21 +8,13 @@ notebook is run again without the poisoned cell, or with the remaining questions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autograder.grading.notebook import StudentNotebook
+from autograder.judging.outcome import Outcome
 from autograder.sandbox import wire
 from autograder.sandbox.pool import Worker
 from autograder.spec import Assignment, FunctionSource, Probe
-
-
-@dataclass
-class Outcome:
-    """What one question's answer did in the sandbox (before judging)."""
-
-    status: str  # "returned" | "missing" | "error" | "timeout"
-    results: list = field(default_factory=list)  # per probe: {"value": data} | {"error"} | {"timeout"}
-    reason: str = ""
 
 
 @dataclass

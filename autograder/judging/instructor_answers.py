@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from autograder.grading.runner import Outcome
+    from autograder.judging.outcome import Outcome
     from autograder.spec import Probe, Question
 
 SELFTEST_STUDENTS = ("selftest-a", "selftest-b", "selftest-c")
@@ -27,7 +27,7 @@ def as_handed_in(value):
 def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
     """What the sandbox would report for a student who wrote ``wrong``: values, or the error
     it raised on a probe (as the harness describes it: "Type: message")."""
-    from autograder.grading.runner import Outcome
+    from autograder.judging.outcome import Outcome
     from autograder.spec import as_args
 
     results = []

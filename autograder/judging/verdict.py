@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from autograder.grading.runner import Outcome
 from autograder.judging.labels import public_label, without_hidden_names
+from autograder.judging.outcome import Outcome
 from autograder.spec import Probe, Question, as_args, to_plain
 
 

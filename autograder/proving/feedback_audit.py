@@ -73,8 +73,8 @@ def _rejected(question: Question, probes, outcome) -> bool:
 def _outcome(mutation, question: Question, probes, function):
     """What the sandbox would report for this answer, each probe under the mutation analysis's
     time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
-    from autograder.grading.runner import Outcome
     from autograder.judging.instructor_answers import as_handed_in
+    from autograder.judging.outcome import Outcome
     from autograder.spec import as_args
 
     results = []

@@ -185,7 +185,7 @@ def _judge_task(ps6, ns, task, student="flawed"):
     import torch
 
     value = ns[f"{task}_task"](seed, 0, *(torch.from_numpy(np.asarray(a)) for a in data))
-    from autograder.grading.runner import Outcome
+    from autograder.judging.outcome import Outcome
 
     return judge(q, probes, Outcome("returned", [{"value": to_plain(value)}]))
 

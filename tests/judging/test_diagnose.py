@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.grading.runner import Outcome
+from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import judge, public_label
 from autograder.proving.selftest import known_wrong_outcome
 from autograder.spec import FunctionSource, Probe, Question, load_assignment

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from autograder.grading.runner import Outcome
 from autograder.judging.compare.comparators import AllClose
+from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import judge
 from autograder.proving.selftest import known_wrong_outcome
 from autograder.spec import Misconception, Probe, Question

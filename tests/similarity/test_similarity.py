@@ -124,7 +124,7 @@ def test_report_page_shows_regions_side_by_side_and_changes_no_score(ps1, plante
 
 def _answers_for(ps1, student: str) -> dict:
     """What the grader would keep for a student whose notebook used ``student``'s parameters."""
-    from autograder.grading.runner import Outcome
+    from autograder.judging.outcome import Outcome
 
     outcomes = {}
     for q in ps1.questions:
@@ -151,7 +151,7 @@ def test_personal_answers_for_a_classmates_parameters_name_the_classmate(ps1):
 
 
 def test_personal_answers_keep_small_values_only(ps1):
-    from autograder.grading.runner import Outcome
+    from autograder.judging.outcome import Outcome
 
     huge = {"logits": list(range(5000))}
     kept = personal_answers(
