@@ -215,9 +215,16 @@ def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
     assert not lost and student["score"] == student["max_score"] == assignment.max_score
 
 
-def test_sprinkled_cells_do_run(tmp_path):
-    """The sprinkle above is not a no-op: a magic-prefixed answer cell defines its names."""
-    nb = new_notebook(cells=[new_code_cell("def answer():\n    return 5")])
-    nb.cells[0].metadata["nbgrader"] = {"solution": True, "grade_id": "a"}
+def test_sprinkled_cells_do_run(worker, tmp_path):
+    """The sprinkle above is not a no-op: each of its three wrappings (`%%time`, `%%capture`, a
+    trailing `%time` + `display`) still defines the answer cell's names, and the helper module
+    written with `%%writefile` is imported and called, past the cell left failing."""
+    answers = {f"answer_{k}": 5 + k for k in range(3)}
+    nb = new_notebook(cells=[new_code_cell(f"{name} = {value}") for name, value in answers.items()])
+    for cell in nb.cells:
+        cell.metadata["nbgrader"] = {"solution": True, "grade_id": cell.source.split()[0]}
     sprinkle(nb)
-    assert nb.cells[-1].source.startswith("%%time\n") and any("%%writefile" in c.source for c in nb.cells)
+    wrapped = [c.source for c in nb.cells if c.metadata.get("nbgrader")]
+    assert [w.split("\n", 1)[0] for w in wrapped[:2]] == ["%%time", "%%capture out_1"] and "%time" in wrapped[2]
+    values = _grader_values(worker, [c.source for c in nb.cells], [*answers, "doubled"], tmp_path)
+    assert values == {**answers, "doubled": 42}
