@@ -1,7 +1,7 @@
 """Reference pieces of the positional-encoding problem sets (PS2–PS4) that the model does not
 need: the sinusoidal shift map, the T5 bias matrix, RoPE's relative score, and ALiBi's causal
 bias and attention. The encodings themselves come from ``solutions.positional`` (tested in
-tests/solutions/test_reference_positional.py); the identities used here are proved in
+tests/solutions/test_positional.py); the identities used here are proved in
 ``solutions.derivations.positional_proofs``. Positions are 0-based; float64 where it is cheap.
 """
 
@@ -56,7 +56,7 @@ def sinusoidal_wavelengths(d: int, base: float = 10000.0):
 def sinusoidal_similarity(p: int, distances, d: int, base: float = 10000.0):
     """PE(p)·PE(p + Δ) for each Δ in ``distances`` (float64), by the direct dot product of
     ``sinusoidal_encoding`` rows. It equals Σ_i cos(Δ·ω_i), whatever p
-    (tests/solutions/test_encodings_ps2.py proves the identity with SymPy)."""
+    (tests/solutions/test_encodings.py proves the identity with SymPy)."""
     dist = torch.as_tensor(distances).to(torch.float64).reshape(-1)
     w = sinusoidal_frequencies(d, base)
 

@@ -11,7 +11,7 @@ Conventions stated to students in the notebook:
   linearly, the last row held past the end (``solutions.encodings.position_interpolation``).
 * T5 buckets with Hugging Face semantics, rel = key − query (``t5_relative_bucket``); the bias
   (h, t_q, t_k) with both positions from 0 (``t5_bias_matrix``).
-* The similarity PE(p)·PE(p + Δ) = Σ cos(Δω_i) (SymPy identity in tests/solutions/test_encodings_ps2.py).
+* The similarity PE(p)·PE(p + Δ) = Σ cos(Δω_i) (SymPy identity in tests/solutions/test_encodings.py).
 
 One module per question (or group of closely related questions), each with its reference,
 probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:

@@ -1,5 +1,5 @@
 """Part 5, similarity vs distance: PE(p)·PE(p + Δ) = Σ cos(Δω_i) (SymPy identity in
-tests/solutions/test_encodings_ps2.py) — the probes, the known-wrong similarities (some built on a wrong
+tests/solutions/test_encodings.py) — the probes, the known-wrong similarities (some built on a wrong
 `sinusoidal_pe`, which the student's answer calls: root cause) and their feedback."""
 
 import numpy as np

@@ -1,18 +1,26 @@
-"""solutions/encodings.py: the PS2–PS4 reference pieces beyond solutions/positional.py (whose
-sinusoidal, RoPE, ALiBi and T5 functions are tested in tests/solutions/test_reference_positional.py)."""
+"""solutions/encodings.py: the PS2–PS4 reference pieces built on solutions/positional.py (tested
+in tests/solutions/test_positional.py): the sinusoidal shift matrix, wavelengths and similarity
+(with the SymPy identity behind it), RoPE and ALiBi attention, T5 bias tables, position
+interpolation of a learned table, and the seeds' worked numbers (document 001's factors)."""
 
 import math
 
+import numpy as np
 import pytest
+import sympy
 import torch
 
 from solutions.encodings import (
     alibi_attention,
     alibi_causal_bias,
     alibi_last_row_weights,
+    position_interpolation,
     rope_attention,
     rope_score_from_offset,
+    sinusoidal_frequencies,
     sinusoidal_shift_matrix,
+    sinusoidal_similarity,
+    sinusoidal_wavelengths,
     t5_bias_matrix,
 )
 from solutions.positional import alibi_slopes, apply_rope, rope_matrix, sinusoidal_encoding, t5_relative_bucket
@@ -89,3 +97,70 @@ def test_alibi_last_row_weights_are_a_geometric_profile():
     assert all(math.isclose(r, math.exp(-0.5)) for r in ratios)
     # longer contexts barely change the weight near the query: the profile converges
     assert abs(alibi_last_row_weights(0.5, 1000)[-1] - alibi_last_row_weights(0.5, 50)[-1]) < 1e-9
+
+
+def test_document_001_factors_and_wavelengths():
+    factors = 1 / sinusoidal_frequencies(512, 10000.0)
+    assert factors[0] == 1 and factors[128] == pytest.approx(100.0)
+    assert factors[255] == pytest.approx(9646.6161991120, rel=1e-12)
+    lam = sinusoidal_wavelengths(512)
+    assert lam.shape == (256,) and lam[128] == pytest.approx(200 * math.pi)
+    # the period of column 2i really is λ_i: PE(p + λ_i) = PE(p) on that pair
+    d, base = 8, 100.0
+    for i, wl in enumerate(sinusoidal_wavelengths(d, base).tolist()):
+        w = 1 / base ** (2 * i / d)
+        assert math.sin(3.7 * w) == pytest.approx(math.sin((3.7 + wl) * w), abs=1e-9)
+
+
+def test_similarity_identity_with_sympy():
+    """sin(pω)sin((p+Δ)ω) + cos(pω)cos((p+Δ)ω) = cos(Δω): the dot product of two sinusoidal
+    encodings is Σ_i cos(Δ·ω_i), independent of p (what the PS2 experiment plots)."""
+    p, delta, w = sympy.symbols("p Delta omega", real=True)
+    pair = sympy.sin(p * w) * sympy.sin((p + delta) * w) + sympy.cos(p * w) * sympy.cos((p + delta) * w)
+    assert sympy.simplify(sympy.expand_trig(pair - sympy.cos(delta * w))) == 0
+    assert sympy.simplify(sympy.expand_trig(pair - sympy.cos((p - delta) * w))) != 0
+
+
+@pytest.mark.parametrize("p,d,base", [(0, 4, 100.0), (17, 16, 10000.0), (250, 64, 10000.0)])
+def test_similarity_is_the_dot_product_and_depends_on_the_distance_only(p, d, base):
+    dist = torch.arange(0, 60)
+    pe = sinusoidal_encoding(p + 60, d, base, dtype=torch.float64)
+    direct = pe[p + dist] @ pe[p]
+    torch.testing.assert_close(sinusoidal_similarity(p, dist, d, base), direct, atol=1e-9, rtol=0)
+    closed = torch.cos(dist.double()[:, None] * sinusoidal_frequencies(d, base)).sum(-1)
+    torch.testing.assert_close(sinusoidal_similarity(p, dist, d, base), closed, atol=1e-9, rtol=0)
+    assert sinusoidal_similarity(p, [0], d, base).item() == pytest.approx(d / 2)
+
+
+def _interp_001(table, n_new):
+    """Document 001's formula, with the row past the end held at the last row."""
+    L = table.shape[0]
+    alpha = L / n_new
+    rows = []
+    for i in range(n_new):
+        lo = math.floor(alpha * i)
+        nxt = table[min(lo + 1, L - 1)]
+        rows.append(table[lo] + (alpha * i - lo) * (nxt - table[lo]))
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("L,n_new", [(4, 4), (4, 8), (5, 12), (16, 37), (8, 5)])
+def test_position_interpolation_is_document_001s_formula(L, n_new):
+    table = np.random.default_rng(L * n_new).standard_normal((L, 3))
+    got = position_interpolation(torch.from_numpy(table), n_new).numpy()
+    np.testing.assert_allclose(got, _interp_001(table, n_new), atol=1e-12)
+    x = np.arange(n_new) * L / n_new
+    np.testing.assert_allclose(
+        got, np.stack([np.interp(x, np.arange(L), table[:, j]) for j in range(3)], 1), atol=1e-12
+    )
+
+
+def test_position_interpolation_identity_and_endpoints():
+    table = torch.randn(6, 4, dtype=torch.float64)
+    torch.testing.assert_close(position_interpolation(table, 6), table)
+    out = position_interpolation(table, 12)  # α = 1/2: even positions hit rows, odd are midpoints
+    torch.testing.assert_close(out[0::2], table)
+    torch.testing.assert_close(out[1:-1:2], (table[:-1] + table[1:]) / 2)
+    torch.testing.assert_close(out[-1], table[-1])  # x = 5.5 is past the last row: held
+    with pytest.raises(IndexError):  # the failure the interpolation avoids
+        torch.nn.Embedding(6, 4)(torch.tensor([6]))
