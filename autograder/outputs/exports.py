@@ -1,14 +1,16 @@
-"""Views of results.json: the terminal table, student feedback pages, CSV, JUnit, Gradescope."""
+"""Views of results.json: the terminal table, CSV, JUnit, Gradescope (the student feedback pages
+are in :mod:`autograder.outputs.feedback_pages`, re-exported here for the callers of this module)."""
 
 from __future__ import annotations
 
 import csv
-import html
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from autograder.grading.hand_graded import PENDING, hand_graded
-from autograder.grading.storage import safe_name, write_json_atomic
+from autograder.grading.storage import write_json_atomic
+from autograder.outputs.feedback_pages import feedback_page as feedback_page
+from autograder.outputs.feedback_pages import write_feedback_pages as write_feedback_pages
 from autograder.spec import Assignment
 
 
@@ -47,51 +49,6 @@ def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
         if len(failing) > shown:
             lines.append(f"{'':<{width}}    … and {len(failing) - shown} more not passed")
     return "\n".join(lines)
-
-
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>{title}</title><style>
-body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}}
-table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ddd;padding:.5rem;text-align:left;vertical-align:top}}
-.passed{{color:#176b32}}.failed,.error,.timeout,.missing{{color:#a4261d}}.pending{{color:#6b5a17}}.score{{font-size:1.4rem}}
-</style></head><body><h1>{title}</h1><p class="score">Score: <b>{score:g} / {max_score:g}</b>{pending}</p>
-<table><tr><th>Question</th><th>Points</th><th>Status</th><th>Feedback</th></tr>{rows}</table>
-<p><small>Graded by the course autograder; hidden tests are not shown.</small></p></body></html>
-"""
-
-
-def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
-    titles = dict(_questions(assignment))
-    rows = "".join(
-        f"<tr><td>{html.escape(titles.get(gid, gid))}</td><td>{q['score']:g} / {q['max_score']:g}</td>"
-        f'<td class="{html.escape(q["status"])}">{html.escape(q["status"])}</td>'
-        f"<td>{html.escape(q['feedback'])}</td></tr>"
-        for gid, q in _in_order(assignment, rec["questions"])
-    )
-    waiting = _pending(assignment, rec["questions"])
-    rows += "".join(
-        f"<tr><td>{html.escape(title)}</td><td>— / {q['max_score']:g}</td>"
-        f'<td class="pending">pending</td><td>{html.escape(q["feedback"])}</td></tr>'
-        for _, title, q in waiting
-    )
-    notes = [rec["error"]] if rec.get("error") else []
-    notes += rec.get("flags", [])
-    if notes:
-        rows += "".join(f'<tr><td colspan="4" class="note">Note: {html.escape(n)}</td></tr>' for n in notes)
-    title = html.escape(f"{assignment.name} — feedback for {student}")
-    pending_points = sum(q["max_score"] for _, _, q in waiting)
-    pending = (
-        f' autograded, <span class="pending">+ {pending_points:g} points graded by hand, still to come</span>'
-        if waiting
-        else ""
-    )
-    return PAGE.format(title=title, score=rec["score"], max_score=rec["max_score"], rows=rows, pending=pending)
-
-
-def write_feedback_pages(assignment: Assignment, results: dict, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for student, rec in results["students"].items():
-        (folder / f"{safe_name(student)}.html").write_text(feedback_page(assignment, student, rec), encoding="utf-8")
 
 
 def write_csv(assignment: Assignment, results: dict, path: Path) -> None:

@@ -13,7 +13,6 @@ everyone scored the same on the question (or on the rest).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import statistics
@@ -21,6 +20,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.outputs.templating import render
 
 DISCRIMINATION_NOTE = (
     "Discrimination is the corrected point-biserial correlation (item–rest): Pearson's r between "
@@ -169,15 +170,6 @@ def plot_misconceptions(stats: list[QuestionStats], path: Path, top: int = 12) -
 
 # ---------------------------------------------------------------- page
 
-STYLE = """body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:1rem 0}td,th{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:left;vertical-align:top}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}img{max-width:100%;display:block;margin:1rem 0}
-.note{color:#555;font-size:.9rem}"""
-
-
-def _num(value: float | None, digits: int) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
 
 def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
     totals = [float(rec["score"]) for rec in results["students"].values()]
@@ -195,70 +187,19 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
 
 
 def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool, similarity: str = "") -> str:
-    e = html.escape
-    name = results.get("assignment", "")
-    parts = [
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(name)} — cohort report</title>',
-        f"<style>{STYLE}</style></head><body>",
-        f"<h1>{e(name)} — cohort report</h1>",
-    ]
-    if not results["students"]:
-        parts.append('<p id="empty">No graded students in results.json.</p></body></html>')
-        return "".join(parts)
-    parts.append(
-        '<table id="summary">'
-        + "".join(
-            f'<tr class="{key}"><th>{e(label)}</th><td class="num">{e(value)}</td></tr>'
-            for key, label, value in _summary_rows(results)
-        )
-        + "</table>"
+    """The page; ``similarity`` is the HTML section of autograder.similarity.command.report_section."""
+    students = bool(results["students"])
+    return render(
+        "report.html",
+        title=f"{results.get('assignment', '')} — cohort report",
+        students=students,
+        summary=_summary_rows(results) if students else [],
+        stats=stats,
+        discrimination_note=DISCRIMINATION_NOTE,
+        misconceptions=[(s, m) for s in stats for m in s.misconceptions],
+        has_misconception_plot=has_misconception_plot,
+        similarity=similarity,
     )
-    parts.append(
-        '<h2>Score distribution</h2><img id="score-distribution" src="score_distribution.png" '
-        'alt="histogram of total scores">'
-    )
-    parts.append(
-        '<h2>Questions</h2><img id="question-plot" src="questions.png" '
-        'alt="mean score and discrimination per question">'
-    )
-    parts.append(f'<p class="note" id="discrimination-method">{e(DISCRIMINATION_NOTE)}</p>')
-    head = (
-        "<tr><th>id</th><th>question</th><th class=num>max</th><th class=num>mean (fraction of max)</th>"
-        "<th class=num>% passed</th><th class=num>discrimination</th><th>top misconception</th></tr>"
-    )
-    rows = []
-    for s in stats:
-        top = s.misconceptions[0] if s.misconceptions else None
-        rows.append(
-            f'<tr data-question="{e(s.grade_id)}"><td class="id">{e(s.grade_id)}</td>'
-            f'<td class="title">{e(s.title)}</td><td class="num max">{s.max_score:g}</td>'
-            f'<td class="num mean">{_num(s.mean_fraction, 3)}</td>'
-            f'<td class="num passed">{_num(100 * s.passed_fraction, 1)}</td>'
-            f'<td class="num discrimination">{_num(s.discrimination, 3)}</td>'
-            f'<td class="top-misconception">{e(f"{top.name} ({top.count})") if top else "—"}</td></tr>'
-        )
-    parts.append(f'<table id="questions">{head}{"".join(rows)}</table>')
-    parts.append("<h2>Misconceptions</h2>")
-    miscs = [(s, m) for s in stats for m in s.misconceptions]
-    if not miscs:
-        parts.append('<p id="no-misconceptions">No known misconception was recognised in this cohort.</p>')
-    else:
-        if has_misconception_plot:
-            parts.append('<img id="misconception-plot" src="misconceptions.png" alt="most frequent misconceptions">')
-        parts.append(
-            '<table id="misconceptions"><tr><th>question</th><th>misconception</th>'
-            "<th class=num>students</th><th>feedback they read</th></tr>"
-            + "".join(
-                f'<tr data-question="{e(s.grade_id)}" data-misconception="{e(m.name)}">'
-                f'<td class="id">{e(s.grade_id)}</td><td class="name">{e(m.name)}</td>'
-                f'<td class="num count">{m.count}</td><td class="feedback">{e(m.feedback)}</td></tr>'
-                for s, m in miscs
-            )
-            + "</table>"
-        )
-    parts.append(similarity)  # the similarity section (autograder.similarity.command.report_section)
-    parts.append("</body></html>")
-    return "\n".join(parts)
 
 
 def write_report(results: dict, folder: Path, assignment=None, similarity: str = "") -> Path:
