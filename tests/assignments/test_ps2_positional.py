@@ -1,12 +1,13 @@
 """PS2 (positional encodings) graded end to end: T5 buckets are checked at every offset in
-[−300, 300], bidirectional and causal — an independently written correct bucket function
-passes, a boundary off-by-one is rejected and named — and document 000's errors about
-sinusoidal encodings, handed in as a student would, are caught and named."""
+[−300, 300], bidirectional and causal: an independently written correct bucket function
+passes, a boundary off-by-one is rejected and named. (Document 000's errors about sinusoidal
+encodings are in tests/assignments/test_seed_errors.py.)"""
 
 import numpy as np
 import pytest
 
 from autograder.grading.cohort import grade_cohort
+from autograder.intake.collect import collect_folder
 from autograder.releasing.sample_submissions import make_notebook, solution_sources, write_submission
 from autograder.spec import load_assignment, problem_set_module, resolve_name
 
@@ -38,12 +39,6 @@ def _bucket_with(old, new):
     return src.replace(old, new)
 
 
-def _pe_with(old, new):
-    src = solution_sources(load_assignment("ps2"))["pe_impl"]
-    assert old in src
-    return src.replace(old, new)
-
-
 CASES = {
     # student -> {cell: source}, the question that must fail (None: all pass), misconception, words
     "bucket_loop": ({"bucket_impl": BUCKET_LOOP}, None, None, ()),
@@ -69,29 +64,10 @@ CASES = {
         "sign_convention",
         ("memory − query",),
     ),
-    # document 000 loses the exponent's minus sign (its RoPE angles 100^(2(i−1)/d)); as a sinusoid:
-    "sign_000": (
-        {"pe_impl": _pe_with("** (-torch.arange", "** (torch.arange")},
-        "sinusoidal_pe",
-        "exponent_sign",
-        ("document 000", "base^(−2i/d)"),
-    ),
-    # document 000's cosine formula, verbatim: cos(k / (n^{2i} / d))
-    "cos_formula_000": (
-        {
-            "pe_impl": _pe_with(
-                "pe[:, 1::2] = torch.cos(pos * omega)",
-                "pe[:, 1::2] = torch.cos(pos / (float(base) ** torch.arange(0, d, 2, dtype=torch.float64) / d))",
-            )
-        },
-        "sinusoidal_pe",
-        "cos_typo_000",
-        ("document 000", "n^{2i}/d"),
-    ),
 }
 
 
-DEPENDENT = {"sinusoidal_pe": {"similarity"}, "t5_bucket": {"t5_bias"}}
+DEPENDENT = {"t5_bucket": {"t5_bias"}}
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +76,9 @@ def graded(tmp_path_factory):
     assignment = load_assignment("ps2")
     for student, (cells, *_rest) in CASES.items():
         write_submission(tmp / "in", student, assignment, make_notebook(assignment, cells))
-    return grade_cohort(assignment, tmp / "in", tmp / "out", workers=2, progress=False)["students"]
+    return grade_cohort(assignment, collect_folder(tmp / "in", assignment), tmp / "out", workers=2, progress=False)[
+        "students"
+    ]
 
 
 def test_short_name_resolves():
@@ -136,8 +114,8 @@ def test_wrong_answer_is_rejected_and_named(graded, student):
         for gid, q in graded[student]["questions"].items()
         if gid != question and q["status"] not in ("passed", "pending")
     }
-    # pe_similarity uses the student's sinusoidal_pe, t5_bias their t5_bucket: the error may
-    # cost the dependent question too, and is named there (as itself or as coming from 4a / 1a)
+    # t5_bias uses the student's t5_bucket: the error may cost the dependent question too, and
+    # is named there (as itself or as coming from 1a)
     assert set(others) <= DEPENDENT[question], others
     for q in others.values():
         assert q["misconception"] and q["misconception"].endswith(misconception), q
