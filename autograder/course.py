@@ -25,13 +25,15 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.errors import AutograderError
+
 CONFIG_NAME = "autograder.toml"
 ENV_VAR = "AUTOGRADER_COURSE"
 KIT_ROOT = Path(__file__).resolve().parent.parent
 COURSE_FOLDERS = ("source", "release", "submitted", "autograded", "feedback")
 
 
-class CourseNotFound(SystemExit):
+class CourseNotFound(AutograderError):
     """No course directory: the message says where it was looked for and how to make one."""
 
 

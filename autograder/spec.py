@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.errors import AutograderError
 from autograder.judging.compare.comparators import AllClose, Comparator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the kit (its solutions/ and autograder/)
@@ -219,6 +220,14 @@ def list_assignments() -> list[str]:
     return sorted(p.name for p in source.iterdir() if _spec_file(p) is not None)
 
 
+class ProblemSetError(AutograderError):
+    """A problem set that cannot be used as it stands (the command line exits 1, as a failed check)."""
+
+
+class UnknownProblemSet(ProblemSetError):
+    """No problem set of that name in the course, or a folder that is not one."""
+
+
 def _spec_file(folder: Path) -> Path | None:
     """A problem set is a package (``__init__.py`` defines or imports ASSIGNMENT)."""
     path = folder / "__init__.py"
@@ -233,7 +242,7 @@ def resolve_name(name: str) -> str:
     matches = [n for n in names if n.split("_", 1)[0] == name]
     if len(matches) == 1:
         return matches[0]
-    raise SystemExit(f"unknown problem set {name!r} in {_source()}; known: {', '.join(names) or 'none'}")
+    raise UnknownProblemSet(f"unknown problem set {name!r} in {_source()}; known: {', '.join(names) or 'none'}")
 
 
 _LOAD_LOCK = threading.RLock()
@@ -253,7 +262,7 @@ def import_problem_set(folder: Path):
         if module_name not in sys.modules:
             init = _spec_file(folder)
             if init is None:
-                raise SystemExit(f"{folder}: not a problem set (no __init__.py)")
+                raise UnknownProblemSet(f"{folder}: not a problem set (no __init__.py)")
             spec = importlib.util.spec_from_file_location(module_name, init, submodule_search_locations=[str(folder)])
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
@@ -295,8 +304,8 @@ def load_assignment(name: str) -> Assignment:
 _LOADED: dict[Path, Assignment] = {}
 
 
-class PointsMismatch(SystemExit):
-    pass
+class PointsMismatch(ProblemSetError):
+    """The spec's points and the notebook's grade cells disagree."""
 
 
 def notebook_points(notebook_path: Path) -> dict[str, float]:

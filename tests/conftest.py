@@ -19,7 +19,8 @@ def demo_results(ps1, tmp_path_factory):
     """The demo's sample cohort, graded once through the real sandbox."""
     from autograder.cli.demo import make_samples
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
 
     root = tmp_path_factory.mktemp("demo")
     make_samples(root / "in")
-    return grade_cohort(ps1, root / "in", root / "out", workers=2, progress=False)
+    return grade_cohort(ps1, collect_folder(root / "in", ps1), root / "out", workers=2, progress=False)

@@ -23,10 +23,9 @@ from pathlib import Path
 
 
 def make_batch(root: Path, n: int) -> dict[str, bool]:
+    """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
     from autograder.cli.demo import MISSING_SCALE
     from autograder.releasing.sample_submissions import make_notebook, write_submission
-
-    """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
     from autograder.spec import load_assignment
 
     assignment = load_assignment("ps1_attention")
@@ -93,6 +92,7 @@ def run_nbgrader(course: Path) -> float:
 
 def bench_grading(n: int = 40, workers: int = 2) -> int:
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
     from autograder.spec import load_assignment
 
     assignment = load_assignment("ps1_attention")
@@ -105,7 +105,8 @@ def bench_grading(n: int = 40, workers: int = 2) -> int:
         )
 
         started = time.perf_counter()
-        ours = grade_cohort(assignment, tmp / "submitted", tmp / "ours", workers=workers, progress=False)
+        submissions = collect_folder(tmp / "submitted", assignment)
+        ours = grade_cohort(assignment, submissions, tmp / "ours", workers=workers, progress=False)
         t_ours = time.perf_counter() - started
         per_sub = [rec["seconds"] for rec in ours["students"].values()]
         print(
@@ -139,6 +140,7 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
     import resource
 
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
     from autograder.releasing.sample_submissions import make_notebook, write_submission
     from autograder.spec import load_assignment
 
@@ -154,8 +156,9 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
             usage = resource.getrusage(resource.RUSAGE_SELF)
             return usage.ru_utime + usage.ru_stime
 
+        submissions = collect_folder(tmp / "submitted", assignment)
         cpu_before, started = grader_cpu(), time.perf_counter()
-        results = grade_cohort(assignment, tmp / "submitted", tmp / "out", workers=workers, progress=False)
+        results = grade_cohort(assignment, submissions, tmp / "out", workers=workers, progress=False)
         wall, grader_s = time.perf_counter() - started, grader_cpu() - cpu_before
         sandbox_s = sum(s.get("sandbox_cpu_seconds") or 0.0 for s in results["students"].values())
         cpu_s = grader_s + sandbox_s
@@ -175,7 +178,7 @@ def bench_cpu_per_honest(ps: str, n: int, workers: int) -> int:
     return 0 if all(a == b for a, b in scores) else 1
 
 
-def cmd_bench(args) -> int:
+def run(args) -> int:
     if args.what == "serve":  # autograder/serve/bench.py
         from autograder.serve.bench import bench_serve
 
@@ -197,8 +200,10 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("bench", help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks")
+def add_parser(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "bench", parents=parents, help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks"
+    )
     p.add_argument("what", choices=["grading", "model", "tasks", "serve"])
     p.add_argument("-n", type=int, default=None, help="submissions in the batch (grading: 40, serve: 200)")
     p.add_argument("--workers", type=int, default=2)
@@ -207,4 +212,4 @@ def register(sub) -> None:
         default=None,
         help="grading: another problem set (honest submissions only: prints <ps>_cpu_s_per_honest)",
     )
-    p.set_defaults(func=cmd_bench)
+    p.set_defaults(run=run)

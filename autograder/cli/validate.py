@@ -82,7 +82,7 @@ def summarise(reports: list[CellReport]) -> tuple[bool, str]:
     return ok, "\n".join(lines)
 
 
-def cmd_validate(args) -> int:
+def run(args) -> int:
     path = Path(args.notebook)
     if not path.is_file():
         print(f"no such notebook: {path}", file=sys.stderr)
@@ -97,8 +97,8 @@ def cmd_validate(args) -> int:
     return 0 if ok else 1
 
 
-def register(sub) -> None:
-    p = sub.add_parser("validate", help="run a notebook's visible checks in a Jupyter kernel")
+def add_parser(subparsers, parents) -> None:
+    p = subparsers.add_parser("validate", parents=parents, help="run a notebook's visible checks in a Jupyter kernel")
     p.add_argument("notebook")
     p.add_argument("--timeout", type=int, default=120, help="seconds per cell")
-    p.set_defaults(func=cmd_validate)
+    p.set_defaults(run=run)

@@ -13,7 +13,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from autograder.grading.submission import Submission, grade_one
+from autograder.grading.submission import grade_one
+from autograder.intake.submission import Submission
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import load_assignment
 

@@ -1,9 +1,12 @@
-"""Grade a cohort: discover submissions, grade each in a warm sandboxed worker, store results.
+"""Grade a cohort: each submission in a warm sandboxed worker, results stored as they finish.
 
-Each submission's result is written to ``OUT/submissions/<student>.json`` the moment it is
+The submissions come from the intake (``autograder.intake``): grading reads no folder to find
+them. Each submission's result is written to ``OUT/submissions/<student>.json`` the moment it is
 finished (atomically), keyed by a fingerprint of the notebook and the question spec, so a
 killed batch re-run skips finished work and a spec change re-grades (replacing, never
 duplicating). ``OUT/results.json`` (the contract) is assembled from those files at the end.
+The output folder's lock (``ResultStore.locked``) is the caller's: the run that owns the folder
+(the command line, the service, a Gradescope run) takes it once around everything it writes there.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from autograder.errors import AutograderError
 from autograder.grading import storage
-from autograder.grading.submission import Submission, discover, grade_one  # noqa: F401 - grade_one: the API
+from autograder.grading.submission import grade_one
+from autograder.intake.submission import Submission
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment
 
@@ -61,7 +67,7 @@ def fingerprint(sub: Submission, spec_hash: str) -> str:
     return h.hexdigest()[:24]
 
 
-def _single_threaded_reference() -> None:
+def single_threaded_reference() -> None:
     """The reference runs on tiny probe tensors; torch's thread pool would only contend with
     the sandboxed workers for the same cores (measured: 8 ms instead of 0.1 ms per call)."""
     import torch
@@ -92,7 +98,7 @@ class Progress:
 
 def grade_cohort(
     assignment: Assignment,
-    submissions_dir: Path,
+    submissions: Sequence[Submission],
     out_dir: Path,
     *,
     workers: int = 2,
@@ -100,39 +106,42 @@ def grade_cohort(
     sandbox: SandboxConfig | None = None,
     progress: bool = True,
     scheduler: str | None = None,
-    submissions: list[Submission] | None = None,
 ) -> dict:
-    """Grade ``submissions`` (from ``autograder.intake.collect``), or else what ``discover`` finds."""
-    out_dir = Path(out_dir)
-    store = storage.ResultStore(out_dir)
-    _single_threaded_reference()
-    with store.locked():
-        subs = list(submissions) if submissions is not None else discover(Path(submissions_dir), assignment)
-        spec_hash = spec_fingerprint(assignment)
-        todo = []
-        for sub in subs:
-            key = fingerprint(sub, spec_hash)
-            if force or store.key_of(sub.student) != key:
-                todo.append((sub, key))
-        bar = Progress(len(todo)) if progress and todo else None
-        if scheduler:
-            from autograder.grading.cluster import grade_on_cluster
-
-            unsaved: list[str] = []
-            for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
-                _save(store, sub, key, record, unsaved)
-                if bar:
-                    bar.tick(sub.student)
-            if unsaved:
-                raise GradingIncomplete(f"{len(unsaved)} results could not be written ({unsaved[0]})")
-        else:
-            _grade_locally(assignment, todo, store, workers, sandbox or SandboxConfig(), bar)
-        results = store.assemble(assignment, [s.student for s in subs])
-    return results
+    """Grade ``submissions`` (from the intake) into ``out_dir``; what was graded before from the
+    same notebook and spec is kept. Returns results.json's content."""
+    if isinstance(submissions, (str, Path)):
+        raise TypeError("grade_cohort grades the intake's submissions (collect_folder reads a folder)")
+    store = storage.ResultStore(Path(out_dir))
+    store.sub_dir.mkdir(parents=True, exist_ok=True)
+    single_threaded_reference()
+    spec_hash = spec_fingerprint(assignment)
+    todo = []
+    for sub in submissions:
+        key = fingerprint(sub, spec_hash)
+        if force or store.key_of(sub.student) != key:
+            todo.append((sub, key))
+    bar = Progress(len(todo)) if progress and todo else None
+    if scheduler:
+        _grade_on_cluster(scheduler, assignment, todo, store, sandbox, bar)
+    else:
+        _grade_locally(assignment, todo, store, workers, sandbox or SandboxConfig(), bar)
+    return store.assemble(assignment, [s.student for s in submissions])
 
 
-class GradingIncomplete(RuntimeError):
+class GradingIncomplete(AutograderError):
     """Infrastructure trouble (disk full, sandbox broken): what was written stays valid."""
+
+
+def _grade_on_cluster(scheduler, assignment, todo, store, sandbox, bar) -> None:
+    from autograder.grading.cluster import grade_on_cluster
+
+    unsaved: list[str] = []
+    for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
+        _save(store, sub, key, record, unsaved)
+        if bar:
+            bar.tick(sub.student)
+    if unsaved:
+        raise GradingIncomplete(f"{len(unsaved)} results could not be written ({unsaved[0]})")
 
 
 def _save(store, sub: Submission, key: str, record: dict, unsaved: list) -> None:

@@ -2,8 +2,8 @@
 
 ``OUT/submissions/<student>.json`` holds ``{"key": fingerprint, "record": {...}}``; the key ties
 a result to the exact notebook bytes and question spec it was computed from. ``OUT/results.json``
-is assembled from them (the CLI contract). A lock file keeps two grade runs on the same output
-directory from interleaving.
+is assembled from them (the CLI contract). A lock file keeps two runs on the same output
+directory from interleaving: the run that owns the folder (a command, the service) takes it once.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import re
 import tempfile
 from pathlib import Path
 
+from autograder.errors import AutograderError
 
-class OutputBusy(RuntimeError):
-    pass
+
+class OutputBusy(AutograderError):
+    """Another run (``autograder grade``, ``autograder serve``) owns this output folder."""
 
 
 def write_json_atomic(path: Path, data) -> None:
@@ -36,6 +38,21 @@ def write_json_atomic(path: Path, data) -> None:
         raise
 
 
+@contextlib.contextmanager
+def exclusive(lock_file: Path, busy: str):
+    """Hold an exclusive lock on ``lock_file`` for the block; ``OutputBusy(busy)`` when another
+    process holds it. The lock goes with the process, so a killed run leaves none behind."""
+    with open(lock_file, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputBusy(busy) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def safe_name(student: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9._@+-]", "_", student)[:120]
     return cleaned if cleaned.strip(".") else "_" + cleaned
@@ -46,20 +63,13 @@ class ResultStore:
         self.out_dir = Path(out_dir)
         self.sub_dir = self.out_dir / "submissions"
 
-    @contextlib.contextmanager
     def locked(self):
+        """Own the output folder while grading and publishing into it (a second owner is refused)."""
         self.sub_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.out_dir / ".lock", "w") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise OutputBusy(
-                    f"another `autograder grade` is writing to {self.out_dir}; wait for it or use another --out"
-                ) from None
-            try:
-                yield self
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        return exclusive(
+            self.out_dir / ".lock",
+            f"another `autograder grade` is writing to {self.out_dir}; wait for it or use another --out",
+        )
 
     def _path(self, student: str) -> Path:
         return self.sub_dir / f"{safe_name(student)}.json"

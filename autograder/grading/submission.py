@@ -8,52 +8,25 @@ The cohort (``autograder.grading.cohort``) and the cluster (``autograder.grading
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.course import find_course
 from autograder.grading.hand_graded import autograded, pending_entries
 from autograder.grading.integrity import code_flags, wall_flags
+from autograder.grading.kept_answers import personal_answers
 from autograder.grading.notebook import NotebookError, integrity_flags, read_notebook
 from autograder.grading.root_cause import apply_root_causes
 from autograder.grading.runner import execute
+from autograder.intake.submission import Submission
 from autograder.judging.verdict import QuestionResult, judge
-from autograder.releasing.stages import released_notebook
 from autograder.sandbox.pool import Worker
-from autograder.similarity.personal import personal_answers
 from autograder.spec import Assignment
 
 
-@dataclass(frozen=True)
-class Submission:
-    student: str
-    notebook: Path | None  # None: nothing gradable was found
-    problem: str = ""
-
-
-def discover(submissions_dir: Path, assignment: Assignment) -> list[Submission]:
-    """nbgrader's layout: ``{student_id}/{assignment}/*.ipynb``."""
-    found = []
-    short = assignment.name.split("_", 1)[0]
-    for student_dir in sorted(p for p in Path(submissions_dir).iterdir() if p.is_dir()):
-        folder = next((student_dir / n for n in (assignment.name, short) if (student_dir / n).is_dir()), None)
-        if folder is None:
-            found.append(Submission(student_dir.name, None, f"no {assignment.name}/ folder was submitted"))
-            continue
-        exact = folder / assignment.notebook
-        notebooks = sorted(folder.glob("*.ipynb"))
-        if exact.is_file():
-            found.append(Submission(student_dir.name, exact))
-        elif len(notebooks) == 1:
-            found.append(Submission(student_dir.name, notebooks[0]))
-        else:
-            found.append(
-                Submission(
-                    student_dir.name,
-                    None,
-                    f"expected {assignment.notebook} in {assignment.name}/ (found {len(notebooks)} notebooks)",
-                )
-            )
-    return found
+def _released(assignment: Assignment) -> Path:
+    """The notebook the course released (``release/<ps>/``): a submission's locked cells are
+    compared with it. The course's layout says where it is; the releasing wing writes it there."""
+    return find_course().release / assignment.name / assignment.notebook
 
 
 def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
@@ -90,7 +63,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             nb, questions = None, _unanswered(assignment, "error", str(exc))
             record["error"] = str(exc)
         if nb is not None:
-            flags = integrity_flags(nb, released_notebook(assignment))
+            flags = integrity_flags(nb, _released(assignment))
             if flags:
                 record["flags"] = flags
             probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}

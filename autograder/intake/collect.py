@@ -27,9 +27,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grading.cohort import Submission
+from autograder.errors import AutograderError
 from autograder.intake.roster import Roster
 from autograder.intake.safe_unzip import DEFAULT_LIMITS, Limits, UnsafeArchive, unpack
+from autograder.intake.submission import Submission
 from autograder.spec import Assignment
 
 COURSE_DIRS = {"source", "release", "submitted", "autograded", "feedback", "assignments", "exchange"}
@@ -39,7 +40,7 @@ MOODLE_RE = re.compile(r"(?P<name>.+)_(?P<uid>\d+)_assign(?:submission|feedback)
 GRADESCOPE_DIR = re.compile(r"submission_\d+")
 
 
-class IntakeError(Exception):
+class IntakeError(AutograderError):
     """Nothing gradable (or the input refused): the message says what was found."""
 
 
@@ -334,6 +335,16 @@ def collect(
             f"anyone ({len(intake.submissions)} candidates){': ' + detail if detail else ''}"
         )
     return intake
+
+
+def collect_folder(folder: Path, assignment: Assignment) -> list[Submission]:
+    """The submissions in a folder the kit wrote itself (the demo's, the self-test's and the
+    benchmarks' sample notebooks, laid out as nbgrader's ``{student}/{ps}/``), read by the same
+    rules as ``collect``; a folder has nothing to unpack, so nothing is written."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise IntakeError(f"no such submissions folder: {folder}")
+    return collect(folder, assignment, folder).submissions
 
 
 def _wrapper(folder: Path, entries: list[Path], assignment: Assignment) -> bool:

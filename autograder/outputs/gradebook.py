@@ -25,6 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.errors import AutograderError
 from autograder.releasing.stages import (
     ReleaseContext,
     alembic_on_path,
@@ -35,6 +36,10 @@ from autograder.releasing.stages import (
 from autograder.spec import Assignment
 
 NBGRADER_DEFAULT_COURSE = "default_course"
+
+
+class GradebookConfigError(AutograderError):
+    """The course's nbgrader_config.py, which names the gradebook's course, cannot be read."""
 
 
 def as_db_url(db: str) -> str:
@@ -70,9 +75,8 @@ def find_course(db_url: str, course_id: str | None = None, search: list[Path] | 
             continue
         try:
             cfg = PyFileConfigLoader("nbgrader_config.py", path=str(place)).load_config()
-        except Exception as exc:  # an instructor's file: say which and why (exit 2: usage error)
-            print(f"{place / 'nbgrader_config.py'}: cannot be read ({exc!r})", file=sys.stderr)
-            raise SystemExit(2) from None
+        except Exception as exc:  # an instructor's file: say which and why
+            raise GradebookConfigError(f"{place / 'nbgrader_config.py'}: cannot be read ({exc!r})") from None
         cd = cfg.get("CourseDirectory", {})
         root = Path(cd.get("root") or place)
         found = course_id or cd.get("course_id") or ""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import tempfile
 import zipfile
@@ -120,29 +119,7 @@ def build_zip(assignment: Assignment, path: Path) -> list[str]:
     return names
 
 
-def cmd_gradescope_zip(args) -> int:
-    from autograder.spec import load_assignment
-
-    assignment = load_assignment(args.problem_set)
-    names = build_zip(assignment, Path(args.out))
-    print(
-        f"{args.out}: Gradescope autograder for {assignment.name} ({len(names)} files: setup.sh, run_autograder, kit/)"
-    )
-    return 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser("gradescope-zip", help="build a Gradescope autograder zip for a problem set")
-    p.add_argument("problem_set", metavar="PS")
-    p.add_argument("--out", required=True, metavar="FILE.zip")
-    p.set_defaults(func=cmd_gradescope_zip)
-
-
 # ---------------------------------------------------------------- inside Gradescope
-
-
-class SubmissionProblem(Exception):
-    """Something about what the student handed in: graded as zero, with this explanation."""
 
 
 def student_id(metadata: Path) -> str:
@@ -161,19 +138,6 @@ def student_id(metadata: Path) -> str:
     return given
 
 
-def find_notebook(folder: Path, assignment: Assignment) -> Path:
-    found = sorted(p for p in Path(folder).rglob("*.ipynb") if not SKIP_PARTS & set(p.parts))
-    exact = [p for p in found if p.name == assignment.notebook]
-    if len(exact) == 1:
-        return exact[0]
-    if len(found) == 1:
-        return found[0]
-    raise SubmissionProblem(
-        f"expected one notebook named {assignment.notebook} in the submission, "
-        f"found {len(found)}: {', '.join(p.name for p in found) or 'none'}"
-    )
-
-
 def zero_record(assignment: Assignment, reason: str) -> dict:
     questions = {
         q.grade_id: {
@@ -188,26 +152,27 @@ def zero_record(assignment: Assignment, reason: str) -> dict:
     return {"score": 0.0, "max_score": assignment.max_score, "questions": questions}
 
 
-def grade_submission(assignment: Assignment, submission: Path, metadata: Path) -> dict:
-    """One student's record, graded through the usual cohort path (sandbox, judge, feedback)."""
+def grade_submission(assignment: Assignment, student: str, submission: Path) -> dict:
+    """One student's record, graded as every submission is: through the intake, in the sandbox,
+    into an output folder this run owns (and locks) while it grades."""
     from autograder.grading.cohort import grade_cohort
+    from autograder.grading.storage import ResultStore
+    from autograder.intake.upload import one_upload
 
-    student = student_id(metadata)
-    try:
-        notebook = find_notebook(submission, assignment)
-    except SubmissionProblem as exc:
-        return zero_record(assignment, str(exc))
     with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-        folder = Path(tmp) / "submissions" / student / assignment.name
-        folder.mkdir(parents=True)
-        shutil.copy(notebook, folder / assignment.notebook)
-        results = grade_cohort(assignment, Path(tmp) / "submissions", Path(tmp) / "out", workers=1, progress=False)
+        sub = one_upload(submission, assignment, student, Path(tmp) / "submissions")
+        if sub.notebook is None:
+            return zero_record(assignment, sub.problem)
+        out = Path(tmp) / "out"
+        with ResultStore(out).locked():
+            results = grade_cohort(assignment, [sub], out, workers=1, progress=False)
     return results["students"][student]
 
 
 def run(argv: list[str] | None = None) -> int:
-    from autograder.grading.storage import write_json_atomic
+    """``run_autograder``'s command: grade one submission, write Gradescope's results.json."""
     from autograder.outputs.exports import gradescope_results
+    from autograder.outputs.publish import Outputs, publish
     from autograder.spec import load_assignment
 
     p = argparse.ArgumentParser(prog="run_autograder")
@@ -218,13 +183,14 @@ def run(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     assignment = load_assignment(args.problem_set)
     try:
-        rec = grade_submission(assignment, args.submission, args.metadata)
+        student = student_id(args.metadata)
+        rec = grade_submission(assignment, student, args.submission)
     except Exception as exc:  # infrastructure: no results.json, so Gradescope reports a failed run
         print(f"autograder could not grade this submission: {exc!r}", file=sys.stderr)
         return 2
-    data = gradescope_results(assignment, rec)
-    write_json_atomic(args.results / "results.json", data)
-    print(data["output"])
+    results = {"assignment": assignment.name, "max_score": assignment.max_score, "students": {student: rec}}
+    publish(assignment, results, args.results, Outputs(feedback_pages=False, gradescope=args.results / "results.json"))
+    print(gradescope_results(assignment, rec)["output"])
     return 0
 
 

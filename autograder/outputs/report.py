@@ -1,4 +1,4 @@
-"""`autograder report PS OUT_DIR`: the instructor's item analysis of a graded cohort.
+"""The instructor's item analysis of a graded cohort (what `autograder report PS OUT_DIR` writes).
 
 Reads ``OUT_DIR/results.json`` and writes ``OUT_DIR/report/index.html`` with PNG plots
 (matplotlib, Agg, no display needed): the distribution of total scores, each question's mean
@@ -13,10 +13,8 @@ everyone scored the same on the question (or on the rest).
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -214,34 +212,3 @@ def write_report(results: dict, folder: Path, assignment=None, similarity: str =
     page = folder / "index.html"
     page.write_text(render_page(results, stats, has_misc_plot, similarity), encoding="utf-8")
     return page
-
-
-def cmd_report(args) -> int:
-    from autograder.spec import load_assignment
-
-    assignment = load_assignment(args.problem_set)
-    path = Path(args.out_dir) / "results.json"
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        print(f"cannot read {path}: {exc}", file=sys.stderr)
-        return 2
-    if results.get("assignment") != assignment.name:
-        print(f"{path} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
-        return 2
-    from autograder.similarity.command import report_section
-
-    similarity = report_section(assignment, Path(args.out_dir)) if results["students"] else ""
-    page = write_report(results, Path(args.out_dir) / "report", assignment, similarity)
-    print(f"report: {page}")
-    return 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser(
-        "report",
-        help="cohort report: score histogram, per-question difficulty, discrimination, misconceptions (HTML + PNG)",
-    )
-    p.add_argument("problem_set", metavar="PS")
-    p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
-    p.set_defaults(func=cmd_report)

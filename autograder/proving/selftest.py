@@ -1,4 +1,4 @@
-"""`autograder selftest`: prove each problem set's grading before students see it.
+"""The self-test behind `autograder selftest`: prove each problem set's grading before students see it.
 
 For every problem set:
 1. the instructor's solution, handed in as a student would, scores full marks (sandbox path);
@@ -47,6 +47,7 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
 
 def check_solution_and_release(assignment: Assignment, sandbox=None) -> list[str]:
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
     from autograder.releasing.sample_submissions import make_notebook, write_submission
 
     problems = []
@@ -54,7 +55,8 @@ def check_solution_and_release(assignment: Assignment, sandbox=None) -> list[str
         subs = Path(tmp) / "submitted"
         write_submission(subs, "solution", assignment, make_notebook(assignment))
         write_submission(subs, "release", assignment, make_notebook(assignment, solved=False))
-        results = grade_cohort(assignment, subs, Path(tmp) / "out", workers=2, sandbox=sandbox, progress=False)
+        submissions = collect_folder(subs, assignment)
+        results = grade_cohort(assignment, submissions, Path(tmp) / "out", workers=2, sandbox=sandbox, progress=False)
     sol, rel = results["students"]["solution"], results["students"]["release"]
     if sol["score"] != sol["max_score"]:
         bad = {g: q["feedback"] for g, q in sol["questions"].items() if q["status"] != "passed"}
@@ -99,48 +101,3 @@ def run_selftest(assignment: Assignment, sandbox=None, *, sandboxed: bool = True
 
 def selftest(assignment: Assignment, sandbox=None) -> list[str]:
     return run_selftest(assignment, sandbox).problems
-
-
-def cmd_selftest(args) -> int:
-    from autograder.proving import feedback_audit
-    from autograder.spec import load_assignments
-
-    failed, killed, non_equivalent, audits = False, 0, 0, []
-    for assignment in load_assignments(args.problem_sets):
-        report = run_selftest(assignment, sandboxed=not args.probes_only)
-        print(f"  {feedback_audit.report(assignment, audits, report.mutation)}")  # issue 16
-        for r in report.mutation:
-            killed, non_equivalent = killed + len(r.killed), non_equivalent + r.non_equivalent
-            print(f"  {r.summary()}")
-            for name in r.survived:
-                print(f"    survivor: {name}" + (f" — accepted: {r.accepted[name]}" if name in r.accepted else ""))
-        caught, total = report.visible_caught
-        print(f"  visible checks catch {caught}/{total} known-wrong answers before submission")
-        n_mis = sum(len(q.misconceptions) for q in assignment.questions)
-        if report.problems:
-            failed = True
-            print(f"{assignment.name}: FAILED")
-            for p in report.problems:
-                print(f"  - {p}")
-        else:
-            what = "probes" if args.probes_only else "solution full marks, release zero"
-            print(
-                f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
-                f"hidden probes kill every mutant ({len(assignment.questions)} questions)"
-            )
-    print(feedback_audit.summary_line(audits))
-    print(f"mutants_killed: {killed}/{non_equivalent}")
-    return 1 if failed else 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser(
-        "selftest", help="solution full marks, release zero, known-wrong answers rejected, probes kill every mutant"
-    )
-    p.add_argument("problem_sets", nargs="*", metavar="PS")
-    p.add_argument(
-        "--probes-only",
-        action="store_true",
-        help="skip grading the solution and the release in the sandbox (PS6 trains models)",
-    )
-    p.set_defaults(func=cmd_selftest)

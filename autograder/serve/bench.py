@@ -158,6 +158,7 @@ def _notebooks():
 
 def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int = 20) -> int:
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
 
     ps1, good, bad = _notebooks()
     names = [f"st{i:02d}" for i in range(students)]
@@ -214,8 +215,9 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
         probe.start()
         probe.stop()
         t_start = time.perf_counter() - t0
+        submissions = collect_folder(root, ps1)
         t0 = time.perf_counter()
-        results = grade_cohort(ps1, root, tmp / "grade-out", workers=workers, progress=False)
+        results = grade_cohort(ps1, submissions, tmp / "grade-out", workers=workers, progress=False)
         t_grade = time.perf_counter() - t0
         grade_scores = [results["students"][f"{s}-{i:03d}"]["score"] for i, (s, _) in enumerate(batch)]
     disagree = sum(a != b for a, b in zip(scores, grade_scores))

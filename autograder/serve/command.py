@@ -1,4 +1,4 @@
-"""`autograder serve`: the long-running grading service (see autograder/serve/__init__.py).
+"""The long-running grading service that `autograder serve` starts (see autograder/serve/__init__.py).
 
 As a JupyterHub managed service (examples/jupyterhub/jupyterhub_config.py) it listens where the
 Hub's ``JUPYTERHUB_SERVICE_URL`` says, under ``JUPYTERHUB_SERVICE_PREFIX``, and logs users in
@@ -16,16 +16,24 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
+from autograder.errors import AutograderError
+
+
+class ServeConfigError(AutograderError):
+    """The service cannot start as configured (no token file outside JupyterHub, a bad rate)."""
+
 
 def _split(values) -> list[str]:
     return [v.strip() for item in (values or []) for v in item.split(",") if v.strip()]
 
 
-async def _serve(args) -> int:
+async def serve(args) -> None:
+    """Run the service until SIGTERM or Ctrl-C; ``args`` holds `autograder serve`'s options
+    (autograder/cli/serve.py). Raises ``ServeConfigError``, or ``OutputBusy`` when another
+    service or grade run owns the state folder."""
     from tornado.httpserver import HTTPServer
     from tornado.ioloop import IOLoop, PeriodicCallback
 
-    from autograder.grading.storage import OutputBusy
     from autograder.sandbox.pool import SandboxConfig
     from autograder.serve.app import attach_waiters, make_app
     from autograder.serve.auth import Policy, in_hub, load_tokens
@@ -37,14 +45,12 @@ async def _serve(args) -> int:
     tokens = None
     if mode == "token":
         if not args.tokens:
-            print("autograder serve: outside JupyterHub, --tokens FILE is needed (JSON {token: user})", file=sys.stderr)
-            return 2
+            raise ServeConfigError("outside JupyterHub, --tokens FILE is needed (JSON {token: user})")
         tokens = load_tokens(Path(args.tokens))
     try:
         rate = parse_rate(args.rate)
     except ValueError as exc:
-        print(f"autograder serve: {exc}", file=sys.stderr)
-        return 2
+        raise ServeConfigError(str(exc)) from None
     assignments = [load_assignment(n) for n in (args.problem_sets or list_assignments())]
     engine = Engine(
         assignments,
@@ -57,11 +63,7 @@ async def _serve(args) -> int:
         db=args.db,
         course_id=args.course_id,
     )
-    try:
-        engine.start()
-    except OutputBusy as exc:
-        print(f"autograder serve: {exc}", file=sys.stderr)
-        return 2
+    engine.start()  # the state folder's lock: this service owns it until it stops
 
     if mode == "hub":
         url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))
@@ -106,37 +108,3 @@ async def _serve(args) -> int:
     print("serve: stopping (queued submissions stay in the journal)", file=sys.stderr, flush=True)
     server.stop()
     await loop.run_in_executor(None, engine.stop)
-    return 0
-
-
-def cmd_serve(args) -> int:
-    return asyncio.run(_serve(args))
-
-
-def register(sub) -> None:
-    p = sub.add_parser("serve", help="grade on submit: a long-running service (JupyterHub service or standalone)")
-    p.add_argument("problem_sets", nargs="*", metavar="PS", help="problem sets to accept (default: all)")
-    p.add_argument(
-        "--out",
-        required=True,
-        metavar="STATE_DIR",
-        help="journal, spooled notebooks and STATE_DIR/<ps>/ results (as `grade --out`)",
-    )
-    p.add_argument("--workers", type=int, default=2, help="warm sandboxed workers (default 2)")
-    p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto")
-    p.add_argument("--ip", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--prefix", default="/", help="URL prefix when standalone (the Hub sets its own)")
-    p.add_argument("--tokens", metavar="FILE", help='standalone: JSON {"<token>": "<user>"}')
-    p.add_argument("--instructors", action="append", metavar="NAMES", help="comma-separated user names")
-    p.add_argument("--instructor-group", action="append", metavar="GROUP", help="a JupyterHub group of instructors")
-    p.add_argument("--rate", default="30/h", help="gradings per student and problem set, e.g. 10/h, 0 for none")
-    p.add_argument("--queue-max", type=int, default=1000, help="queued submissions in all (default 1000)")
-    p.add_argument("--per-student-max", type=int, default=50, help="queued submissions of one student (default 50)")
-    p.add_argument(
-        "--exchange", metavar="DIR", help="nbgrader exchange (root with --course-id, or the course's folder)"
-    )
-    p.add_argument("--exchange-poll", type=float, default=0.5, metavar="S", help="seconds between scans (0.5)")
-    p.add_argument("--course-id", metavar="ID", help="nbgrader course id (exchange folder, gradebook course)")
-    p.add_argument("--db", metavar="URL", help="also record results in an nbgrader gradebook")
-    p.set_defaults(func=cmd_serve)

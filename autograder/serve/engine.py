@@ -2,12 +2,12 @@
 
 Each worker thread owns one warm sandboxed :class:`~autograder.sandbox.pool.Worker` (started and
 warmed up once, by grading each problem set's unsolved release) and loops: take the next job
-(round-robin across students), claim it in the journal, ``grade.grade_one``, write the record
+(round-robin across students), claim it in the journal, ``grade_one``, write the record
 to the per-submission store ``STATE/<ps>/submissions/<student>.json`` (the same
 :class:`~autograder.grading.storage.ResultStore` and fingerprint as ``autograder grade``; the store
-holds each student's latest result), write the student's feedback page, then mark the job done
-in the journal. ``STATE/<ps>/results.json`` and, with ``--db``, nbgrader's gradebook are brought
-up to date by a background thread from the journal's ``recorded`` flag, so they catch up after a
+holds each student's latest result), publish the student's feedback page, then mark the job done
+in the journal. ``STATE/<ps>/results.json`` and, with ``--db``, nbgrader's gradebook (the same
+publish step as ``autograder grade``'s) are brought up to date by a background thread from the journal's ``recorded`` flag, so they catch up after a
 restart too. Each problem set's store stays locked while the service runs (an
 ``autograder grade --out STATE/<ps>`` at the same time is refused).
 """
@@ -23,7 +23,10 @@ import traceback
 from pathlib import Path
 
 from autograder.grading import storage
-from autograder.grading.cohort import Submission, _single_threaded_reference, fingerprint, grade_one, spec_fingerprint
+from autograder.grading.cohort import fingerprint, single_threaded_reference, spec_fingerprint
+from autograder.grading.submission import grade_one
+from autograder.intake.submission import Submission
+from autograder.outputs.publish import Outputs, publish
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.serve.fairqueue import FairQueue, QueueFull
 from autograder.serve.journal import Job, Journal
@@ -85,10 +88,12 @@ class Engine:
 
     # -- life cycle
     def start(self) -> None:
-        self._stack.enter_context(_exclusive(self.state_dir / ".serve.lock"))
+        self._stack.enter_context(
+            storage.exclusive(self.state_dir / ".serve.lock", f"another `autograder serve` uses {self.state_dir}")
+        )
         for store in self.stores.values():
             self._stack.enter_context(store.locked())
-        _single_threaded_reference()
+        single_threaded_reference()
         self.recover()
         for i in range(self.n_workers):
             t = threading.Thread(target=self._work, args=(i,), name=f"grader-{i}", daemon=True)
@@ -247,12 +252,8 @@ class Engine:
         record.update(submission_id=job.id, received_at=job.received)
         store.save(job.student, fingerprint(sub, self.spec_hash[job.ps]), record)
         view = student_view(record)
-        with contextlib.suppress(OSError):
-            from autograder.outputs.exports import feedback_page
-
-            page = feedback_page(assignment, job.student, view)
-            (store.out_dir / "feedback").mkdir(exist_ok=True)
-            (store.out_dir / "feedback" / f"{storage.safe_name(job.student)}.html").write_text(page, encoding="utf-8")
+        with contextlib.suppress(OSError):  # the student's page now; the gradebook with the next sync
+            publish(assignment, {"students": {job.student: view}}, store.out_dir, Outputs())
         self.journal.finish(job.id, record["score"], record["max_score"], view)
         self._dirty.set()
         self._notify(job.id)
@@ -289,18 +290,24 @@ class Engine:
                 continue
             results = store.assemble(assignment, self.journal.students(ps))
             if self.db:
-                from autograder.outputs.gradebook import record_results
-
-                students = sorted({j.student for j in jobs})
-                notebooks = {}
-                for s in students:
-                    rec = (store.load(s) or {}).get("record", {})
-                    if rec.get("notebook"):
-                        notebooks[s] = Path(rec["notebook"])
-                record_results(
-                    assignment, results, self.db, students=students, course_id=self.course_id, notebooks=notebooks
-                )
+                publish(assignment, results, store.out_dir, self._gradebook_outputs(store, jobs))
             self.journal.mark_recorded([j.id for j in jobs])
+
+    def _gradebook_outputs(self, store: storage.ResultStore, jobs: list[Job]) -> Outputs:
+        """The students of ``jobs`` into the gradebook (their feedback pages are written already)."""
+        students = sorted({j.student for j in jobs})
+        notebooks = {}
+        for student in students:
+            rec = (store.load(student) or {}).get("record", {})
+            if rec.get("notebook"):
+                notebooks[student] = Path(rec["notebook"])
+        return Outputs(
+            feedback_pages=False,
+            db=self.db,
+            course_id=self.course_id,
+            graded_students=students,
+            notebooks=notebooks,
+        )
 
     # -- for the instructors' view
     def stats(self) -> dict:
@@ -315,18 +322,3 @@ class Engine:
             "graded_last_hour": self.journal.finished_since(now - 3600),
             "problem_sets": list(self.assignments),
         }
-
-
-@contextlib.contextmanager
-def _exclusive(path: Path):
-    import fcntl
-
-    with open(path, "w") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise storage.OutputBusy(f"another `autograder serve` uses {path.parent}") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)

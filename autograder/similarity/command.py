@@ -1,4 +1,4 @@
-"""`autograder similarity PS OUT_DIR [--submissions DIR]`: the copying evidence of a graded cohort.
+"""The copying evidence of a graded cohort (`autograder similarity PS OUT_DIR [--submissions DIR]`).
 
 The notebooks are those `autograder grade` graded: each per-submission record names its
 notebook (``OUT/submissions/<student>.json``, key ``notebook``; a zip's are unpacked under
@@ -11,7 +11,6 @@ notebook, or whose notebooks moved since. Writes ``OUT/similarity/index.html`` a
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,67 +153,3 @@ def report_section(assignment, out_dir: Path) -> str:
         '<a href="../similarity/index.html">Full similarity report</a>.</p>'
         + (f'<ul id="similarity-top">{"".join(items)}</ul>' if items else "")
     )
-
-
-def cmd_similarity(args) -> int:
-    from autograder.spec import load_assignment
-
-    assignment = load_assignment(args.problem_set)
-    out = Path(args.out_dir)
-    try:
-        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        print(f"cannot read {out / 'results.json'}: {exc}", file=sys.stderr)
-        return 2
-    if results.get("assignment") != assignment.name:
-        print(f"{out / 'results.json'} is for {results.get('assignment')!r}, not {assignment.name!r}", file=sys.stderr)
-        return 2
-    from autograder.intake.collect import IntakeError
-
-    submissions = Path(args.submissions) if args.submissions else None
-    try:
-        page, analysis = write_similarity(
-            assignment,
-            out,
-            submissions,
-            threshold=args.threshold,
-            intake_options={"id_pattern": args.id_pattern, "roster": args.roster},
-        )
-    except IntakeError as exc:
-        print(f"autograder similarity: {exc}", file=sys.stderr)
-        return 2
-    for p in analysis.comparison.pairs:
-        print(f"similar: {p.a} – {p.b}  score {p.score:.2f} ({p.shared} shared fingerprints)")
-    for group in analysis.comparison.clusters:
-        if len(group) > 2:
-            print(f"group: {', '.join(group)}")
-    for flag in analysis.personal:
-        print(f"personal: {flag.text()}")
-    for student, why in sorted(analysis.unreadable.items()):
-        print(f"not compared: {student}: {why}")
-    print(f"similarity report (evidence, no score changed): {page}")
-    return 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser(
-        "similarity",
-        help="copying evidence for the instructor: similar code (pairs, groups) "
-        "and personal answers for another student's parameters (HTML)",
-    )
-    p.add_argument("problem_set", metavar="PS")
-    p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `autograder grade`")
-    p.add_argument(
-        "--submissions",
-        metavar="SUBMISSIONS",
-        help="find notebooks here, folder or LMS zip, as `grade` does (default: where the records say)",
-    )
-    p.add_argument("--id-pattern", metavar="REGEX", help="with --submissions: as for `grade`")
-    p.add_argument("--roster", metavar="CSV", help="with --submissions: as for `grade`")
-    p.add_argument(
-        "--threshold",
-        type=float,
-        default=sc.THRESHOLD,
-        help=f"flag pairs at or above this score (default {sc.THRESHOLD})",
-    )
-    p.set_defaults(func=cmd_similarity)

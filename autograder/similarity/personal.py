@@ -2,8 +2,8 @@
 
 Questions marked ``personal`` (``Question.personal``) expect a value that depends on the
 student's own parameters (``Assignment.student_params``). When grading, the value each such
-question returned is kept in the per-submission record (``personal_answers``: the wire's own
-lossless JSON encoding, a few hundred bytes; larger values are not kept). Afterwards the value
+question returned is kept in the per-submission record (``autograder.grading.kept_answers``: the
+wire's own lossless JSON encoding, a few hundred bytes; larger values are not kept). Afterwards the value
 is compared, with the question's own comparator, against the reference computed for every
 classmate's parameters and for the release's example id — the id a notebook falls back to when
 it runs outside JupyterHub. A student whose answer is wrong for their own parameters but right
@@ -12,38 +12,15 @@ for a classmate's is flagged with that classmate's id.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from autograder.grading.kept_answers import personal_answers as personal_answers  # kept when grading
+from autograder.grading.kept_answers import personal_questions
 from autograder.sandbox import wire
 from autograder.spec import Assignment, Probe, Question
 
 # The id the released notebook uses when JUPYTERHUB_USER is not set (autograder/release.py).
 EXAMPLE_STUDENT_ID = "your-student-id"
-MAX_STORED_CHARS = 4096  # a personal answer is a small table of numbers; anything bigger is not kept
-
-
-def personal_questions(assignment: Assignment) -> list[Question]:
-    return [q for q in assignment.questions if q.personal and not q.call]
-
-
-def personal_answers(assignment: Assignment, outcomes: dict) -> dict[str, object]:
-    """grade_id -> the returned value, wire-encoded (JSON-able, decoded exactly as judged), for
-    the personal questions that returned one small enough to keep."""
-    kept = {}
-    for q in personal_questions(assignment):
-        outcome = outcomes.get(q.grade_id)
-        results = getattr(outcome, "results", None) or []
-        if not results or not isinstance(results[0], dict) or "value" not in results[0]:
-            continue
-        try:
-            encoded = wire.encode_value(results[0]["value"])
-            text = json.dumps(encoded, allow_nan=False, sort_keys=True)
-        except (TypeError, ValueError):  # NaN, odd keys: the record must stay writable
-            continue
-        if len(text) <= MAX_STORED_CHARS:
-            kept[q.grade_id] = encoded
-    return kept
 
 
 @dataclass(frozen=True)

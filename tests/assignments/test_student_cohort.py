@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.cohort import grade_cohort
+from autograder.intake.collect import collect_folder
 from autograder.spec import load_assignment
 
 STUDENTS = Path(__file__).parent / "students"
@@ -35,7 +36,8 @@ def cohort(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(name)
     for student in manifest:
         shutil.copytree(STUDENTS / name / student, tmp / "submitted" / student)
-    results = grade_cohort(assignment, tmp / "submitted", tmp / "out", workers=2, progress=False)
+    submissions = collect_folder(tmp / "submitted", assignment)
+    results = grade_cohort(assignment, submissions, tmp / "out", workers=2, progress=False)
     return assignment, manifest, results["students"]
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from autograder.cli.demo import make_samples
 from autograder.grading.cohort import grade_cohort
+from autograder.intake.collect import collect_folder
 
 distributed = pytest.importorskip("distributed")
 
@@ -19,6 +20,10 @@ def test_dask_local_cluster_matches_local_grading(ps1, demo_results, tmp_path):
     make_samples(tmp_path / "in")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
         results = grade_cohort(
-            ps1, tmp_path / "in", tmp_path / "out", scheduler=cluster.scheduler_address, progress=False
+            ps1,
+            collect_folder(tmp_path / "in", ps1),
+            tmp_path / "out",
+            scheduler=cluster.scheduler_address,
+            progress=False,
         )
     assert _verdicts(results) == _verdicts(demo_results)

@@ -10,8 +10,10 @@ import time
 import pytest
 
 from autograder.cli.bench import make_batch
+from autograder.cli.main import main
 from autograder.grading.cohort import grade_cohort
 from autograder.grading.storage import OutputBusy, ResultStore
+from autograder.intake.collect import collect_folder
 
 
 def _verdicts(results):
@@ -52,12 +54,17 @@ def test_killed_batch_resumes_to_the_same_results(ps1, tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert len(list((out / "submissions").glob("*.json"))) == n
     assert len(results["students"]) == n
-    clean = grade_cohort(ps1, tmp_path / "in", tmp_path / "clean", progress=False)
+    clean = grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "clean", progress=False)
     assert _verdicts(results) == _verdicts(clean)
 
 
-def test_two_runs_on_one_output_folder_are_refused(ps1, tmp_path):
+def test_two_runs_on_one_output_folder_are_refused(ps1, tmp_path, capsys):
+    """The run that owns the folder holds its lock: a second owner, and a second `grade`, are refused."""
     make_batch(tmp_path / "in", 1)
     with ResultStore(tmp_path / "out").locked():
         with pytest.raises(OutputBusy):
-            grade_cohort(ps1, tmp_path / "in", tmp_path / "out", progress=False)
+            with ResultStore(tmp_path / "out").locked():
+                pass
+        assert main(["grade", "ps1", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert "another `autograder grade` is writing to" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "results.json").exists()

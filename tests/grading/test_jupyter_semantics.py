@@ -199,6 +199,7 @@ TRAINING = ("train_copy", "train_addition")  # graded by training: see test_trai
 @pytest.mark.parametrize("name", problem_set_params())
 def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
     from autograder.releasing.sample_submissions import make_notebook, write_submission
 
     assignment = load_assignment(name)
@@ -209,7 +210,8 @@ def test_honest_notebook_with_magics_gets_full_marks(name, tmp_path):
     nb = make_notebook(assignment)
     sprinkle(nb)
     write_submission(tmp_path / "submitted", "jupyter-student", assignment, nb)
-    results = grade_cohort(assignment, tmp_path / "submitted", tmp_path / "out", workers=1, progress=False)
+    submissions = collect_folder(tmp_path / "submitted", assignment)
+    results = grade_cohort(assignment, submissions, tmp_path / "out", workers=1, progress=False)
     student = results["students"]["jupyter-student"]
     lost = {g: q["feedback"] for g, q in student["questions"].items() if q["status"] not in ("passed", "pending")}
     assert not lost and student["score"] == student["max_score"] == assignment.max_score

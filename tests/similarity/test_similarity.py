@@ -177,8 +177,9 @@ def test_graded_cohort_end_to_end(ps1, tmp_path, capsys):
     )
     from autograder.cli.main import main
     from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
 
-    results = grade_cohort(ps1, tmp_path / "in", tmp_path / "out", workers=1, progress=False)
+    results = grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "out", workers=1, progress=False)
     assert results["students"]["mallory"]["questions"]["shapes"]["status"] == "failed"
     before = (tmp_path / "out" / "results.json").read_bytes()
     assert main(["similarity", "ps1", str(tmp_path / "out")]) == 0

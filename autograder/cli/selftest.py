@@ -1,0 +1,52 @@
+"""`autograder selftest [PS...]`: prove each problem set's grading before students see it
+(the checks are ``autograder.proving.selftest``'s); exit 1 when one fails."""
+
+from __future__ import annotations
+
+
+def add_parser(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "selftest",
+        parents=parents,
+        help="solution full marks, release zero, known-wrong answers rejected, probes kill every mutant",
+    )
+    p.add_argument("problem_sets", nargs="*", metavar="PS")
+    p.add_argument(
+        "--probes-only",
+        action="store_true",
+        help="skip grading the solution and the release in the sandbox (PS6 trains models)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from autograder.proving import feedback_audit
+    from autograder.proving.selftest import run_selftest
+    from autograder.spec import load_assignments
+
+    failed, killed, non_equivalent, audits = False, 0, 0, []
+    for assignment in load_assignments(args.problem_sets):
+        report = run_selftest(assignment, sandboxed=not args.probes_only)
+        print(f"  {feedback_audit.report(assignment, audits, report.mutation)}")  # issue 16
+        for r in report.mutation:
+            killed, non_equivalent = killed + len(r.killed), non_equivalent + r.non_equivalent
+            print(f"  {r.summary()}")
+            for name in r.survived:
+                print(f"    survivor: {name}" + (f" — accepted: {r.accepted[name]}" if name in r.accepted else ""))
+        caught, total = report.visible_caught
+        print(f"  visible checks catch {caught}/{total} known-wrong answers before submission")
+        n_mis = sum(len(q.misconceptions) for q in assignment.questions)
+        if report.problems:
+            failed = True
+            print(f"{assignment.name}: FAILED")
+            for p in report.problems:
+                print(f"  - {p}")
+        else:
+            what = "probes" if args.probes_only else "solution full marks, release zero"
+            print(
+                f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
+                f"hidden probes kill every mutant ({len(assignment.questions)} questions)"
+            )
+    print(feedback_audit.summary_line(audits))
+    print(f"mutants_killed: {killed}/{non_equivalent}")
+    return 1 if failed else 0

@@ -1,0 +1,13 @@
+"""What the intake hands to grading: one student's notebook, or why there is none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    notebook: Path | None  # None: nothing gradable was found
+    problem: str = ""  # why there is no notebook (what the student's feedback says)
