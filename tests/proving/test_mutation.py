@@ -153,11 +153,11 @@ def test_selftest_prints_a_score_per_question_and_mutants_killed_last(monkeypatc
     import argparse
 
     from autograder import spec
-    from autograder.proving import selftest
+    from autograder.cli import selftest
 
     strong = _question(lambda rng: [Probe((_x(rng, 3, 4), float(rng.uniform(3, 5)))), Probe((_x(rng, 5, 2),))])
     monkeypatch.setattr(spec, "load_assignments", lambda names: [_assignment(strong)])
-    code = selftest.cmd_selftest(argparse.Namespace(problem_sets=[], probes_only=True))
+    code = selftest.run(argparse.Namespace(problem_sets=[], probes_only=True))
     lines = capsys.readouterr().out.strip().splitlines()
     assert any(line.strip().startswith("mutation q:") and "(100 %)" in line for line in lines), lines
     killed = [line for line in lines if line.startswith("mutants_killed:")]

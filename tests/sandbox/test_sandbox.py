@@ -7,7 +7,8 @@ from autograder.releasing.sample_submissions import make_notebook, write_submiss
 
 
 def test_a_dead_worker_is_replaced(ps1, tmp_path):
-    from autograder.grading.cohort import Submission, grade_one
+    from autograder.grading.submission import grade_one
+    from autograder.intake.submission import Submission
     from autograder.sandbox.pool import SandboxConfig, Worker
 
     path = write_submission(tmp_path, "x", ps1, make_notebook(ps1))
