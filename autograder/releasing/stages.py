@@ -36,7 +36,7 @@ import nbformat
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
-from autograder.spec import Assignment
+from autograder.spec import Assignment, ProblemSetError
 
 PLACEHOLDER = "# autograder: visible checks for "
 PARAMS_PLACEHOLDER = "# autograder: student parameters"
@@ -67,7 +67,7 @@ def copy_source(ctx: ReleaseContext) -> None:
     target.mkdir(parents=True)
     for name in (ctx.assignment.notebook, *ctx.assignment.extra_files):
         if not (ctx.assignment.source_dir / name).is_file():
-            raise SystemExit(
+            raise ProblemSetError(
                 f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
                 "(the source notebook and the extra files questions.py names)"
             )
