@@ -1,5 +1,5 @@
 """Views of results.json: the terminal table, CSV, JUnit, Gradescope (the student feedback pages
-are in :mod:`autograder.outputs.feedback_pages`, re-exported here for the callers of this module)."""
+are :mod:`autograder.outputs.feedback_pages`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from xml.etree import ElementTree as ET
 
 from autograder.grading.hand_graded import PENDING, hand_graded
 from autograder.grading.storage import write_json_atomic
-from autograder.outputs.feedback_pages import feedback_page as feedback_page
-from autograder.outputs.feedback_pages import write_feedback_pages as write_feedback_pages
 from autograder.spec import Assignment
 
 

@@ -190,7 +190,7 @@ class Feedback:
         job = self.own(job_id)
         if job.state != "done":
             return self.finish(pages.not_graded(job))
-        from autograder.outputs.exports import feedback_page
+        from autograder.outputs.feedback_pages import feedback_page
 
         self.finish(feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result)))
 
