@@ -1,3 +1,4 @@
-"""Outputs of a graded cohort: exports (table, pages, CSV, JUnit), Canvas, nbgrader's gradebook,
-the report, Gradescope.
+"""Outputs of a graded cohort: exports (table, CSV, JUnit), the student feedback pages, Canvas,
+nbgrader's gradebook, the report, Gradescope; the pages render from autograder/templates/pages/
+(templating.py).
 """
