@@ -23,7 +23,7 @@ def pair_id(pair: sc.Pair) -> str:
     return "pair-" + "".join(c if c.isalnum() else "_" for c in f"{pair.a}--{pair.b}")
 
 
-def segments(source: str, spans) -> list[tuple[str, bool]]:
+def _segments(source: str, spans) -> list[tuple[str, bool]]:
     """``source`` cut at the matching ``spans``: (text, matching) pieces the page marks up."""
     pieces, at = [], 0
     for start, end in spans:
@@ -33,7 +33,7 @@ def segments(source: str, spans) -> list[tuple[str, bool]]:
     return pieces
 
 
-def cluster_tables(comparison: sc.Comparison) -> list[tuple[list[str], list[tuple[str, list[str]]]]]:
+def _cluster_tables(comparison: sc.Comparison) -> list[tuple[list[str], list[tuple[str, list[str]]]]]:
     """Per group, its members and a row per member: the flagged pairs' scores (— on the diagonal,
     empty where that pair was not flagged itself)."""
     scores = {(p.a, p.b): p.score for p in comparison.pairs}
@@ -78,11 +78,11 @@ def render(
         comparison=comparison,
         flags=flags,
         personal_available=personal_available,
-        clusters=cluster_tables(comparison),
+        clusters=_cluster_tables(comparison),
         detailed=comparison.pairs[: sc.MAX_DETAILED],
         max_detailed=sc.MAX_DETAILED,
         min_shared=sc.MIN_SHARED,
         unreadable=sorted(unreadable.items()),
         pair_id=pair_id,
-        segments=segments,
+        segments=_segments,
     )
