@@ -1,21 +1,22 @@
 """The warm worker that runs inside the sandbox (a "zygote").
 
 Started once per worker (inside bubblewrap when available), it imports numpy and torch once,
-then for every job forks a fresh child that drops privileges and limits itself, executes the
-student's notebook cells, calls the student's answers on the probe inputs it is given and
-streams back *plain data* only. The zygote relays the child's events to the grader, enforces
-wall-time limits by killing, and cleans up after the child (scratch files, stray processes).
+then for every job forks a fresh child (``child.py``: drops privileges and limits itself,
+executes the student's notebook cells, calls the student's answers on the probe inputs it is
+given and streams back *plain data* only). The zygote relays the child's events to the grader,
+enforces wall-time limits by killing, and cleans up after the child (scratch files, stray
+processes).
 
 No verdict is reached here: the grader compares the returned data with the reference in its
-own process. This file imports nothing from ``autograder`` (the sandbox cannot see it).
+own process. This file imports nothing from ``autograder`` (the sandbox cannot see it). It runs
+as a script under ``python -I``, which leaves its own directory off ``sys.path``: that directory
+(read-only inside the sandbox) is put first explicitly, so ``wire`` and ``child`` are its
+siblings and nothing else.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import resource
 import select
 import shutil
 import signal
@@ -23,334 +24,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np  # noqa: E402
+import child  # noqa: E402 - imports numpy and torch once, before any fork
 import wire  # noqa: E402
-
-try:  # torch is optional for the harness itself; problem sets that use it need it installed
-    import torch  # noqa: E402
-
-    torch.set_num_threads(int(os.environ.get("AUTOGRADER_THREADS", "1")))
-    torch.softmax(torch.ones(2, 2) @ torch.ones(2, 2), -1)  # lazy init happens once, here
-except ImportError:  # pragma: no cover
-    torch = None
 
 MAX_STREAM = 64 << 20  # bytes a child may send back in one job
 OUTPUT_HEAD = 4000  # characters of a child's stdout/stderr kept for feedback
 IN_PID_NAMESPACE = os.environ.get("AUTOGRADER_PID_NS") == "1" and os.getpid() <= 3  # bwrap --unshare-pid
-
-
-class SoftTimeout(BaseException):
-    """Raised in the child when a cell or question runs past its time."""
-
-
-# ---------------------------------------------------------------- child side
-
-
-class _CappedStream(io.TextIOBase):
-    """sys.stdout/sys.stderr for student code: keeps the first `cap` characters, drops the rest,
-    and never fails — printing a gigabyte costs time, not the question."""
-
-    def __init__(self, fd: int, cap: int = 1 << 20):
-        self.fd, self.left = fd, cap
-
-    def writable(self):
-        return True
-
-    def write(self, text):
-        text = str(text)
-        if self.left > 0:
-            chunk = text[: self.left]
-            self.left -= len(chunk)
-            try:
-                os.write(self.fd, chunk.encode("utf-8", "replace"))
-            except OSError:
-                self.left = 0
-        return len(text)
-
-
-def _interactive_shell():
-    """IPython's own shell, the code path a Jupyter kernel runs a cell through: input
-    transformers, line and cell magics, ``display``, ``get_ipython()``, ``_``/``Out``, ``!``
-    lines. Built once in the warm worker, never used there: each forked child inherits a
-    pristine copy and runs one student's cells in it. No history database (no thread, no file)."""
-    try:
-        from IPython.core.interactiveshell import InteractiveShell
-        from traitlets.config import Config
-    except ImportError:  # pragma: no cover - IPython ships with ipykernel, a dependency
-        return None
-
-    class KernelLikeShell(InteractiveShell):
-        def enable_gui(self, gui=None):
-            """As ipykernel's shell for `%matplotlib inline`: no GUI event loop to start."""
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    config.InteractiveShell.colors = "nocolor"
-    config.InteractiveShell.xmode = "Plain"
-    return KernelLikeShell.instance(config=config)
-
-
-SHELL = None  # set in main(); None when IPython is missing (plain exec, no magics)
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, MemoryError):
-        return "MemoryError: out of memory (the sandbox's memory limit was reached)"
-    try:
-        text = f"{type(exc).__name__}: {exc}"
-    except BaseException:  # a hostile __str__
-        text = type(exc).__name__ if isinstance(type(exc).__name__, str) else "Exception"
-    return text[:500]
-
-
-def _to_plain(value):
-    if torch is not None and isinstance(value, torch.Tensor):
-        value = value.detach().cpu()
-        if value.dtype == torch.bfloat16:
-            value = value.float()
-        return value.numpy()
-    if isinstance(value, (list, tuple)):
-        return [_to_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _to_plain(v) for k, v in value.items()}
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _to_args(args, args_as):
-    if args_as == "torch" and torch is not None:
-        return [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args]
-    return list(args)
-
-
-def _function(spec: dict):
-    """A probe argument that is a function: instructor source sent as data, compiled here."""
-    namespace = {"np": np, "torch": torch, "math": __import__("math")}
-    exec(compile(spec["$fn"], f"<probe {spec['name']}>", "exec"), namespace)
-    return namespace[spec["name"]]
-
-
-def _alarm(seconds: float) -> None:
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0))
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process, every thread included (what RLIMIT_CPU and ITIMER_PROF count)."""
-    user, system = os.times()[:2]
-    return user + system
-
-
-def _cpu_alarm(seconds: float) -> None:
-    signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.0))
-
-
-def _on_alarm(signum, frame):
-    raise SoftTimeout("time limit reached")
-
-
-def _limit_self(job: dict, baseline_vm: int) -> None:
-    lim = job["limits"]
-    os.setsid()
-    mem = baseline_vm + lim["memory_mb"] * (1 << 20)
-    cpu = int(job.get("cpu_s") or lim["cpu_s"])  # a problem set that trains models asks for more
-    for name, value in (
-        ("RLIMIT_AS", mem),
-        ("RLIMIT_FSIZE", lim["fsize_mb"] << 20),
-        ("RLIMIT_CPU", cpu),
-        ("RLIMIT_CORE", 0),
-        ("RLIMIT_NOFILE", 256),
-    ):
-        # CPU: SIGXCPU at the limit (reported as such), SIGKILL 5 s later if it is ignored; with
-        # soft == hard the kernel sends SIGKILL at once and the cause is lost.
-        hard = value + 5 if name == "RLIMIT_CPU" else value
-        resource.setrlimit(getattr(resource, name), (value, hard))
-    uid = job.get("uid")
-    if uid is not None and os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.signal(signal.SIGPROF, _on_alarm)
-
-
-def run_child(job: dict, scratch: str, res_w: int, baseline_vm: int) -> None:
-    """Executes in the forked child; never returns."""
-    try:
-        # Only the result pipe may stay open: the zygote's own channel to the grader (and any
-        # other descriptor) must be out of the student's reach.
-        os.closerange(3, res_w)
-        os.closerange(res_w + 1, 65536)
-        out = os.open(os.path.join(scratch, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out, 1)
-        os.dup2(out, 2)
-        os.close(out)
-        os.close(null)
-        os.chdir(scratch)
-        os.environ["HOME"] = scratch
-        os.environ["TMPDIR"] = scratch
-        for key, value in (job.get("env") or {}).items():
-            os.environ[str(key)] = str(value)
-        _limit_self(job, baseline_vm)
-        sys.stdout, sys.stderr = _CappedStream(1), _CappedStream(2)
-    except BaseException as exc:  # pragma: no cover - setup failure is infrastructure
-        wire.write_message(res_w, {"fatal": _describe(exc)})
-        os._exit(3)
-
-    me = os.getpid()
-
-    def send(message):
-        if os.getpid() != me:  # a process the student forked is unwinding through the harness
-            os._exit(0)
-        wire.write_message(res_w, message)
-
-    sys.path.insert(0, "")  # as in a kernel: modules written into the working dir import
-    skip = set(job.get("skip_cells", ()))
-    for index, source in enumerate(job["cells"]):
-        if index in skip:
-            continue
-        send({"cell": index, "status": "start"})
-        status, error = "ok", None
-        try:
-            _alarm(job["cell_timeout_s"])
-            failure = _run_cell(source, index)
-        except BaseException as exc:  # SoftTimeout, or raised outside the student's code
-            failure = exc
-        finally:
-            _alarm(0)
-        if isinstance(failure, SoftTimeout):
-            status, error = "timeout", f"the cell ran for more than {job['cell_timeout_s']:g} s"
-        elif failure is not None:
-            status, error = "error", _describe(failure)
-        send({"cell": index, "status": status, "error": error})
-
-    namespace = SHELL.user_ns if SHELL is not None else _PLAIN_NAMESPACE
-    trap = SHELL.builtin_trap if SHELL is not None else contextlib.nullcontext()
-    with trap:  # answers run as if called from a cell: `display`, `get_ipython` in builtins
-        for q in job["questions"]:
-            send({"q": q["id"], "status": "start"})
-            send(_answer_question(q, namespace))
-    send({"done": True})
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
-    os._exit(0)
-
-
-_PLAIN_NAMESPACE = {"__name__": "__main__", "__builtins__": __builtins__}
-
-
-def _run_cell(source: str, index: int) -> BaseException | None:
-    """Run one cell as a kernel would; the exception it ended with, if any (SystemExit
-    included: a kernel survives it and reports the cell as failed)."""
-    if SHELL is None:
-        try:
-            exec(compile(source, f"<cell {index}>", "exec"), _PLAIN_NAMESPACE)
-        except BaseException as exc:
-            return exc
-        return None
-    result = SHELL.run_cell(source, store_history=True)
-    return result.error_before_exec or result.error_in_exec
-
-
-_UNSET = object()
-
-
-def _answer_question(q: dict, namespace: dict) -> dict:
-    rebind = q.get("rebind") or {}
-    if rebind:  # re-asked with another answer's name bound to a reference function (root cause)
-        saved = {n: namespace.get(n, _UNSET) for n in rebind}
-        try:
-            namespace.update({n: _function(spec) for n, spec in rebind.items()})
-            return _answer_question(dict(q, rebind=None), namespace)
-        finally:
-            for n, value in saved.items():
-                if value is _UNSET:
-                    namespace.pop(n, None)
-                else:
-                    namespace[n] = value
-    name = q["answer"]
-    if name not in namespace:
-        return {"q": q["id"], "missing": f"`{name}` is not defined in the notebook"}
-    target = namespace[name]
-    if not q["call"]:
-        return {"q": q["id"], "results": [_encoded(lambda: target)]}
-    if not callable(target):
-        return {"q": q["id"], "missing": f"`{name}` is not a function"}
-    results = []
-    # The soft limit runs on the process's CPU clock where the question states one (training:
-    # the same verdict on a quiet and a saturated machine), else on the wall clock.
-    cpu_s = q.get("cpu_s")
-    clock, arm = (_cpu_seconds, _cpu_alarm) if cpu_s else (time.monotonic, _alarm)
-    limit = float(cpu_s or q["timeout_s"])
-    over = (
-        f"used more than {limit:g} CPU-seconds (this question's limit)" if cpu_s else f"ran past the {limit:g} s limit"
-    )
-    deadline = clock() + limit
-    for probe in q["probes"]:
-        remaining = deadline - clock()
-        if remaining <= 0:
-            results.append({"timeout": over})
-            continue
-        args = _to_args(
-            [_function(a) if isinstance(a, dict) and "$fn" in a else wire.decode_value(a) for a in probe["args"]],
-            q["args_as"],
-        )
-        kwargs = wire.decode_value(probe.get("kwargs") or {"$dict": []})
-        try:
-            arm(remaining)
-            results.append(_encoded(lambda: target(*args, **kwargs)))
-        except SoftTimeout:
-            results.append({"timeout": over})
-        finally:
-            arm(0)
-    return {"q": q["id"], "results": results}
-
-
-MAX_VALUE_BYTES = 16 << 20  # one returned value, before encoding
-
-
-def _nbytes(value) -> int:
-    if isinstance(value, np.ndarray):
-        return value.nbytes
-    if isinstance(value, (list, tuple)):
-        return sum(_nbytes(v) for v in value) + 8 * len(value)
-    if isinstance(value, dict):
-        return sum(_nbytes(v) for v in value.values()) + 8 * len(value)
-    if isinstance(value, str):
-        return len(value)
-    return 8
-
-
-def _encoded(produce) -> dict:
-    try:
-        value = produce()
-    except SoftTimeout:
-        raise
-    except BaseException as exc:
-        return {"error": _describe(exc)}
-    try:
-        plain = _to_plain(value)
-        size = _nbytes(plain)
-        if size > MAX_VALUE_BYTES:
-            return {
-                "error": f"the returned value holds {size / 2**20:.0f} MiB; the limit is "
-                f"{MAX_VALUE_BYTES >> 20} MiB (is it the right shape?)"
-            }
-        return {"value": wire.encode_value(plain)}
-    except SoftTimeout:
-        raise
-    except BaseException as exc:
-        return {"error": f"the returned value is not plain data ({_describe(exc)})"}
-
-
-# ---------------------------------------------------------------- zygote side
 
 
 def _kill_strays() -> None:
@@ -391,47 +70,10 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
     pid = os.fork()
     if pid == 0:
         os.close(res_r)
-        run_child(job, scratch, res_w, baseline_vm)
+        child.run_child(job, scratch, res_w, baseline_vm)
     os.close(res_w)
-    events, reason, received, buffer = [], None, 0, b""
-    phase, phase_start = None, started
     try:
-        while True:
-            timeout = phase_start + _phase_timeout(job, phase) - time.monotonic()
-            ready, _, _ = select.select([res_r], [], [], max(timeout, 0))
-            if not ready:
-                where = f"{phase[0]} {phase[1]}" if phase else "start-up"
-                reason = f"killed: no progress for {_phase_timeout(job, phase):g} s in {where}"
-                break
-            chunk = os.read(res_r, 1 << 20)
-            if not chunk:
-                break
-            received += len(chunk)
-            if received > MAX_STREAM:
-                reason = "killed: returned more than 64 MiB of data"
-                break
-            buffer += chunk
-            while len(buffer) >= wire.HEADER.size:
-                (length,) = wire.HEADER.unpack(buffer[: wire.HEADER.size])
-                if length > MAX_STREAM:
-                    reason = "killed: the result channel carried malformed data"
-                    break
-                if len(buffer) < wire.HEADER.size + length:
-                    break
-                body, buffer = buffer[wire.HEADER.size : wire.HEADER.size + length], buffer[wire.HEADER.size + length :]
-                try:
-                    event = wire.json.loads(body)
-                except ValueError:
-                    event = None
-                if not isinstance(event, dict):
-                    reason = "killed: the result channel carried malformed data"
-                    break
-                events.append(event)
-                if event.get("status") == "start":
-                    phase = ("cell", str(event.get("cell"))) if "cell" in event else ("question", str(event.get("q")))
-                    phase_start = time.monotonic()
-            if reason:
-                break
+        events, reason = _relay(job, res_r, started)
     finally:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -447,12 +89,7 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
     output = _read_head(os.path.join(scratch, ".output"))
     shutil.rmtree(scratch, ignore_errors=True)
     if reason is None and not (events and events[-1].get("done")):
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-            reason = f"crashed: killed by {name}" + (" (CPU time limit)" if sig == signal.SIGXCPU else "")
-        else:
-            reason = f"exited with status {os.WEXITSTATUS(status)} before finishing"
+        reason = _ended_early(status)
     return {
         "events": events,
         "reason": reason,
@@ -460,6 +97,52 @@ def run_job(job: dict, counter: int, baseline_vm: int) -> dict:
         "seconds": round(time.monotonic() - started, 4),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
     }
+
+
+def _relay(job: dict, res_r: int, started: float) -> tuple[list[dict], str | None]:
+    """The child's events until its pipe closes, and why it must be killed (None: it need not):
+    no progress within the phase's time, too much data, or a malformed frame."""
+    events, received, buffer = [], 0, b""
+    phase, phase_start = None, started
+    while True:
+        timeout = phase_start + _phase_timeout(job, phase) - time.monotonic()
+        ready, _, _ = select.select([res_r], [], [], max(timeout, 0))
+        if not ready:
+            where = f"{phase[0]} {phase[1]}" if phase else "start-up"
+            return events, f"killed: no progress for {_phase_timeout(job, phase):g} s in {where}"
+        chunk = os.read(res_r, 1 << 20)
+        if not chunk:
+            return events, None
+        received += len(chunk)
+        if received > MAX_STREAM:
+            return events, "killed: returned more than 64 MiB of data"
+        buffer += chunk
+        while len(buffer) >= wire.HEADER.size:
+            (length,) = wire.HEADER.unpack(buffer[: wire.HEADER.size])
+            if length > MAX_STREAM:
+                return events, "killed: the result channel carried malformed data"
+            if len(buffer) < wire.HEADER.size + length:
+                break
+            body, buffer = buffer[wire.HEADER.size : wire.HEADER.size + length], buffer[wire.HEADER.size + length :]
+            try:
+                event = wire.json.loads(body)
+            except ValueError:
+                event = None
+            if not isinstance(event, dict):
+                return events, "killed: the result channel carried malformed data"
+            events.append(event)
+            if event.get("status") == "start":
+                phase = ("cell", str(event.get("cell"))) if "cell" in event else ("question", str(event.get("q")))
+                phase_start = time.monotonic()
+
+
+def _ended_early(status: int) -> str:
+    """Why a child that was not killed stopped before its last event: a signal, or an exit."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+        return f"crashed: killed by {name}" + (" (CPU time limit)" if sig == signal.SIGXCPU else "")
+    return f"exited with status {os.WEXITSTATUS(status)} before finishing"
 
 
 def _read_head(path: str) -> str:
@@ -484,11 +167,10 @@ def main() -> None:
     reply_fd = os.dup(1)
     os.dup2(2, 1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    global SHELL
-    SHELL = _interactive_shell()
+    child.build_shell()
     baseline_vm = _virtual_memory()
     wire.write_message(
-        reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE, "torch": getattr(torch, "__version__", None)}
+        reply_fd, {"ready": True, "pid_namespace": IN_PID_NAMESPACE, "torch": getattr(child.torch, "__version__", None)}
     )
     counter = 0
     while True:
@@ -499,7 +181,12 @@ def main() -> None:
         try:
             reply = run_job(job, counter, baseline_vm)
         except Exception as exc:  # infrastructure failure: report it, keep serving
-            reply = {"events": [], "reason": f"infrastructure: {_describe(exc)}", "output": "", "infrastructure": True}
+            reply = {
+                "events": [],
+                "reason": f"infrastructure: {child.describe(exc)}",
+                "output": "",
+                "infrastructure": True,
+            }
         wire.write_message(reply_fd, reply)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
+from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
     find_diagonal,
@@ -107,8 +108,6 @@ def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Di
     """Right on some probes, wrong on others, and one property of the arguments tells them apart
     (the same properties as for a crash: an argument given or None, the number of axes, an option,
     an odd size, …) — named, never the probes' values."""
-    from autograder.judging.diagnosis.crashes import _separating
-
     if not question.call:
         return None
     wrong_ids = {id(c.probe) for c in cases}
@@ -117,7 +116,7 @@ def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Di
     if not wrong or not right:
         return None
     # a size's divisibility by 4 tells a crash's cause (a reshape into fours), hardly a wrong value's
-    words = _separating(question, probes, wrong, right, skip=("multiple of 4",))
+    words = separating_circumstance(question, probes, wrong, right, skip=("not a multiple of 4",))
     if words is None:
         return None
     return Diagnosis(
