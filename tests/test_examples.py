@@ -202,7 +202,7 @@ def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
         "run_autograder",
         "kit/pyproject.toml",
         "kit/release/ps1_attention/ps1_attention.ipynb",
-        "kit/source/ps1_attention/questions.py",
+        "kit/source/ps1_attention/sdpa.py",
     } <= set(names)
     assert not [n for n in names if "ps5_" in n or "__pycache__" in n or n.endswith(".pyc")]
 

@@ -1,5 +1,44 @@
-"""PS1 — attention: the question specs (one source of truth for checks, probes and feedback).
+"""PS1 — attention: by hand, in code, shapes and sizes; the problem set the kit imports.
 
-The package the kit imports; its questions are in questions.py and the modules beside it."""
+Parts 3 and 4 are graded at each student's own configuration (``common.student_params``,
+copied into the released notebook). Every count and cost comes from ``solutions/derivations``
+(SymPy), evaluated at that configuration; formulas are graded by CAS equivalence after a safe
+parse. Part 6's paragraph (2 points) is graded by hand; its rubric is in the source notebook.
 
-from .questions import ASSIGNMENT  # noqa: F401 - the problem set
+One module per question (or group of closely related questions), each with its reference,
+probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
+
+* ``by_hand``            part 1, document 002's scores, weights and outputs, document 003's
+                         context vector (values the documents print)
+* ``sdpa``               part 2, scaled dot-product attention (``scaled_dot_product_attention``)
+* ``shapes``             part 3, the shapes through an encoder-decoder
+* ``parameter_formulas`` part 4a, parameter formulas in d, h and d_ff
+* ``parameter_counts``   part 4b, the parameter counts of the student's configuration
+* ``real_models``        part 4c, BERT-base, GPT-2 small and Transformer base against their papers
+* ``cost``               part 5, FLOPs and score entries of attention, growth when T doubles
+* ``dense``              part 6, attention as a dense layer on the flattened sequence, sparsity
+* ``common``             the student's configuration, the builder of a formula question
+
+Points come from the notebook's grade cells.
+"""
+
+from autograder.authoring import Assignment
+
+from . import by_hand, cost, dense, parameter_counts, parameter_formulas, real_models, sdpa, shapes
+from .common import student_params
+
+ASSIGNMENT = Assignment(
+    name="ps1_attention",
+    notebook="ps1_attention.ipynb",
+    student_params=student_params,
+    questions=[
+        *by_hand.QUESTIONS,
+        *sdpa.QUESTIONS,
+        *shapes.QUESTIONS,
+        *parameter_formulas.QUESTIONS,
+        *parameter_counts.QUESTIONS,
+        *real_models.QUESTIONS,
+        *cost.QUESTIONS,
+        *dense.QUESTIONS,
+    ],
+)

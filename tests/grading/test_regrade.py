@@ -84,8 +84,8 @@ def test_every_verdict_source_is_in_the_key(ps1):
     names = {name for name, _ in verdict_sources(ps1)}
     assert {
         "ps/__init__.py",
-        "ps/questions.py",
-        "ps/counting.py",
+        "ps/sdpa.py",
+        "ps/parameter_counts.py",
         "solutions/attention.py",
         "solutions/model.py",
         "judging/compare.py",

@@ -1,30 +1,36 @@
 """The attack and bad-input catalogue: every case a submission plus the verdict it must get.
 
-Covered here: cheating (patched checkers and builtins, lying answer objects, sys.modules,
-writing into the results, forging the result channel, fake verdict text), crashes and
-resources (sys.exit / SystemExit, deep recursion, fork bomb, gigantic tensor, background
-process), bad answers (NaN, dtypes, device, broadcasting shape, lists), bad notebooks (invalid
-JSON, nbformat 3, deleted / duplicated / retyped / tampered / reordered cells, another
-assignment's notebook, empty, 200 MB, not a notebook) and operations (disk full, spec change).
-Also covered elsewhere: tests/sandbox/test_sandbox.py (allclose patch, reading sources and the
-gradebook, importing the reference, sleep / ignored alarm, os._exit, 50 GB, socket, segfault,
-1 GB print), tests/grading/test_durability.py (killed batch, two runs at once).
+Cheating (patched checkers and builtins, lying answer objects, sys.modules, reading the sources
+or the gradebook, importing the reference, writing into the results, forging the result channel,
+fake verdict text, a socket to the host), crashes and resources (sys.exit / SystemExit / os._exit,
+sleep, ignored alarm, deep recursion, fork bomb, segfault, 50 GB, gigantic tensor, 200 MB of
+print, background process), bad answers (NaN, dtypes, device, broadcasting shape, lists), bad
+notebooks (invalid JSON, nbformat 3, deleted / duplicated / retyped / tampered / reordered cells,
+another assignment's, empty, 200 MB, not a notebook), operations (disk full, spec change).
+Elsewhere: a worker killed between submissions (test_sandbox.py), a killed batch and two runs at
+once (tests/grading/test_durability.py), malformed cells (tests/grading/test_notebook.py).
 """
 
 import json
 import shutil
+import socket
 import subprocess
+import threading
 from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
 
 from autograder.grading import storage
 from autograder.grading.cohort import GradingIncomplete, grade_cohort
-from autograder.releasing.sample_submissions import make_notebook, write_submission
+from autograder.intake.collect import collect_folder
+from autograder.releasing.sample_submissions import make_notebook, solution_sources, write_submission
 from autograder.releasing.stages import released_notebook
 from autograder.spec import load_assignment
 
+CELL_TIMEOUT_S = 5.0
 ZEROS = "\ndef scaled_dot_product_attention(q, k, v, mask=None):\n    return torch.zeros(*q.shape[:-1], v.shape[-1])\n"
 
 
@@ -149,68 +155,120 @@ def _notebook_cases(ps1):
     }
 
 
+def guarded(secret_path: str) -> str:
+    """A cell that earns full marks only if it can read `secret_path` (it must not)."""
+    return f"""
+try:
+    open({secret_path!r}, "rb").read(10)
+    CAN_READ = True
+except Exception:
+    CAN_READ = False
+""" + correct_then("out if CAN_READ else q[..., :1] * 0")
+
+
+def _host_cases(ps1, out, gradebook, port: int) -> dict:
+    """Cases aimed at the grader's host: its files, its network, its memory, its patience."""
+    correct = solution_sources(ps1)["sdpa_impl"]
+    return {
+        "writes_into_results": f"for p in [{str(out / 'results.json')!r}, {str(out / 'submissions' / 'honest.json')!r}]:\n"
+        "    try:\n        open(p, 'w').write('{}')\n    except OSError:\n        pass\n" + ZEROS,
+        "honest_too": correct,  # graded among the attacks, it still passes
+        "patches_allclose": "torch.allclose = lambda *a, **k: True\nimport numpy\n"
+        "numpy.allclose = lambda *a, **k: True\n" + ZEROS,
+        "reads_source_abs": guarded(str(ps1.source_dir / ps1.notebook)),
+        "reads_source_rel": guarded(f"../../assignments/{ps1.name}/{ps1.notebook}"),
+        "reads_gradebook": guarded(str(gradebook)),
+        "imports_reference": "from solutions.attention import scaled_dot_product_attention\n",
+        "sleeps_forever": "import time\ntime.sleep(10**6)\n" + correct,
+        "ignores_alarm": "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass\n",
+        "os_exit_first_cell": "import os\nos._exit(0)\n",
+        "allocates_50GB": "x = bytearray(50 * 2**30)\n" + correct,
+        "opens_socket": f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n" + correct,
+        "segfaults": "import ctypes\nctypes.string_at(0)\n",
+        "huge_output": "import sys\nfor _ in range(200):\n    sys.stdout.write('x' * 10**6)\n" + correct,
+    }
+
+
+class Graded(NamedTuple):
+    students: dict  # results.json's students
+    out: Path  # the output folder
+    reached: list  # connections a sandboxed cell made to a socket on the grader's host
+
+
 @pytest.fixture(scope="module")
 def graded(ps1, tmp_path_factory):
     root = tmp_path_factory.mktemp("catalogue")
     subs, out = root / "in", root / "out"
+    gradebook = root / "gradebook.db"
+    gradebook.write_bytes(b"SQLite format 3\0 pretend gradebook")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    reached = []
+    threading.Thread(target=lambda: reached.append(listener.accept()), daemon=True).start()
     write_submission(subs, "honest", ps1, make_notebook(ps1))
-    writes_results = (
-        f"for p in [{str(out / 'results.json')!r}, {str(out / 'submissions' / 'honest.json')!r}]:\n"
-        "    try:\n        open(p, 'w').write('{}')\n    except OSError:\n        pass\n" + ZEROS
-    )
-    for student, source in {**CELL_CASES, "writes_into_results": writes_results}.items():
+    cells = {**CELL_CASES, **_host_cases(ps1, out, gradebook, listener.getsockname()[1])}
+    for student, source in cells.items():
         write_submission(subs, student, ps1, make_notebook(ps1, {"sdpa_impl": source}))
     for student, write in _notebook_cases(ps1).items():
         folder = subs / student / ps1.name
         folder.mkdir(parents=True)
         write(folder / ps1.notebook)
-    results = grade_cohort(replace(ps1, cell_timeout_s=5.0), subs, out, workers=2, progress=False)
-    return results["students"], out
+    fast = replace(ps1, cell_timeout_s=CELL_TIMEOUT_S)
+    results = grade_cohort(fast, collect_folder(subs, fast), out, workers=2, progress=False)
+    listener.close()
+    return Graded(results["students"], out, reached)
 
 
 def sdpa(students, name):
     return students[name]["questions"]["sdpa"]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "patches_testing_and_builtins",
-        "eq_always_true",
-        "tensor_subclass_lies",
-        "ndarray_subclass_lies",
-        "replaces_sys_modules",
-        "forges_result_channel",
-        "prints_fake_verdict",
-        "writes_into_results",
-    ],
-)
+# every cheat scores zero; those the instructor should hear about are flagged with these words
+CHEATS = {
+    "patches_testing_and_builtins": "reassigns a checking function",
+    "patches_allclose": "reassigns a checking function",
+    "eq_always_true": "custom __eq__",
+    "tensor_subclass_lies": "custom __eq__",
+    "ndarray_subclass_lies": None,
+    "replaces_sys_modules": "sys.modules",
+    "forges_result_channel": "raw file descriptors",
+    "prints_fake_verdict": None,
+    "writes_into_results": None,
+    "reads_source_abs": "private files",
+    "reads_source_rel": "private files",
+    "reads_gradebook": "private files",
+    "imports_reference": "import the grader's reference",
+    "opens_socket": "network",
+}
+
+
+@pytest.mark.parametrize("name", list(CHEATS))
 def test_cheats_score_zero(graded, name):
-    students, _ = graded
-    assert sdpa(students, name)["score"] == 0, sdpa(students, name)
+    assert sdpa(graded.students, name)["score"] == 0, sdpa(graded.students, name)
 
 
-@pytest.mark.parametrize(
-    "name,flag",
-    [
-        ("patches_testing_and_builtins", "reassigns a checking function"),
-        ("eq_always_true", "custom __eq__"),
-        ("tensor_subclass_lies", "custom __eq__"),
-        ("replaces_sys_modules", "sys.modules"),
-        ("forges_result_channel", "raw file descriptors"),
-    ],
-)
+@pytest.mark.parametrize("name,flag", [(name, flag) for name, flag in CHEATS.items() if flag])
 def test_cheats_are_flagged_for_the_instructor(graded, name, flag):
-    students, _ = graded
-    assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
+    flags = graded.students[name].get("flags", [])
+    assert any(flag in f for f in flags), flags
 
 
 def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
-    students, out = graded
+    students, out, _ = graded
     assert students["honest"]["score"] == ps1.max_score
+    assert students["honest"]["sandbox"] in ("bwrap", "rlimits")
     stored = json.loads((out / "submissions" / "honest.json").read_text())
     assert stored["record"]["score"] == ps1.max_score  # the attempt to overwrite it from the sandbox failed
     assert "flags" not in students["honest"]
+    assert sdpa(students, "honest_too")["status"] == "passed"
+
+
+def test_no_network_out_of_the_sandbox(graded):
+    assert graded.reached == [], "a sandboxed cell reached a socket on the grader's host"
+    res = sdpa(graded.students, "opens_socket")
+    assert res["score"] == 0 and res["status"] == "missing"
+    assert "sdpa_impl" in res["feedback"] and "Connection refused" in res["feedback"]
 
 
 @pytest.mark.parametrize(
@@ -219,8 +277,13 @@ def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
         ("eq_always_true", "error", "cannot be returned"),
         ("sys_exit", "missing", "SystemExit"),
         ("raise_system_exit", "missing", "SystemExit"),
+        ("os_exit_first_cell", "missing", "exit"),
+        ("sleeps_forever", "missing", f"more than {CELL_TIMEOUT_S:g} s"),
+        ("ignores_alarm", "missing", "time limit"),
         ("deep_recursion", "missing", "cell sdpa_impl failed"),
         ("fork_bomb", "missing", "cell sdpa_impl failed"),
+        ("segfaults", "missing", "SIGSEGV"),
+        ("allocates_50GB", "missing", "MemoryError"),
         ("gigantic_tensor", "error", "the limit is 16 MiB"),
         # frames forged out of turn are ignored; its garbage gets the cell killed, and the answer
         # defined in that cell with it
@@ -233,19 +296,25 @@ def test_honest_work_is_untouched_by_the_cheats(ps1, graded):
     ],
 )
 def test_resource_and_answer_cases_get_a_clear_verdict(graded, name, status, words):
-    students, _ = graded
-    res = sdpa(students, name)
+    res = sdpa(graded.students, name)
     assert res["status"] == status and res["score"] == 0, res
     assert words in res["feedback"], res["feedback"]
 
 
 @pytest.mark.parametrize(
     "name",
-    ["float64_output", "list_output", "background_process", "nbformat_3", "tampered_locked_cell", "cells_out_of_order"],
+    [
+        "float64_output",
+        "list_output",
+        "background_process",
+        "huge_output",  # 200 MB of print() is capped, not an error
+        "nbformat_3",
+        "tampered_locked_cell",
+        "cells_out_of_order",
+    ],
 )
 def test_harmless_variations_still_earn_the_points(graded, name):
-    students, _ = graded
-    assert sdpa(students, name)["status"] == "passed", sdpa(students, name)
+    assert sdpa(graded.students, name)["status"] == "passed", sdpa(graded.students, name)
 
 
 def test_no_background_process_outlives_grading(graded):
@@ -263,7 +332,7 @@ def test_no_background_process_outlives_grading(graded):
     ],
 )
 def test_unreadable_notebooks_get_a_clear_message(graded, name, words):
-    students, _ = graded
+    students = graded.students
     res = sdpa(students, name)
     assert res["status"] == "error" and words in res["feedback"] and words in students[name]["error"]
 
@@ -279,7 +348,7 @@ def test_unreadable_notebooks_get_a_clear_message(graded, name, words):
     ],
 )
 def test_restructured_notebooks_are_graded_and_flagged(graded, name, status, flag):
-    students, _ = graded
+    students = graded.students
     assert sdpa(students, name)["status"] == status
     if flag:
         assert any(flag in f for f in students[name].get("flags", [])), students[name].get("flags")
@@ -298,55 +367,28 @@ def test_disk_full_loses_nothing(ps1, tmp_path, monkeypatch):
 
     monkeypatch.setattr(storage.ResultStore, "save", full_for_s002)
     with pytest.raises(GradingIncomplete, match="No space left"):
-        grade_cohort(ps1, tmp_path / "in", tmp_path / "out", progress=False)
+        grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "out", progress=False)
     assert sorted(p.stem for p in (tmp_path / "out" / "submissions").glob("*.json")) == ["s000", "s001", "s003"]
     monkeypatch.setattr(storage.ResultStore, "save", real_save)
-    results = grade_cohort(ps1, tmp_path / "in", tmp_path / "out", progress=False)
+    results = grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "out", progress=False)
     assert len(results["students"]) == 4 and len(list((tmp_path / "out" / "submissions").glob("*.json"))) == 4
 
 
 def test_regrade_after_a_spec_change_replaces_the_result(ps1, tmp_path):
     write_submission(tmp_path / "in", "ana", ps1, make_notebook(ps1))
-    first = grade_cohort(ps1, tmp_path / "in", tmp_path / "out", progress=False)
+    first = grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "out", progress=False)
     assert first["students"]["ana"]["score"] == ps1.max_score
     changed_root = tmp_path / "assignments"
     shutil.copytree(ps1.source_dir, changed_root / ps1.name)
-    (changed_root / ps1.name / "questions.py").write_text(
-        (ps1.source_dir / "questions.py").read_text() + "\n# the spec changed\n"
+    (changed_root / ps1.name / "sdpa.py").write_text(
+        (ps1.source_dir / "sdpa.py").read_text() + "\n# the spec changed\n"
     )
     changed = replace(
         ps1,
         root=changed_root,
         questions=[replace(q, points=q.points + 1) if q.grade_id == "sdpa" else q for q in ps1.questions],
     )
-    second = grade_cohort(changed, tmp_path / "in", tmp_path / "out", progress=False)
+    second = grade_cohort(changed, collect_folder(tmp_path / "in", changed), tmp_path / "out", progress=False)
     assert second["students"]["ana"]["score"] == ps1.max_score + 1
     assert len(list((tmp_path / "out" / "submissions").glob("*.json"))) == 1
     assert list(second["students"]) == ["ana"]
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [1, "x", None]},
-        {
-            "nbformat": 4,
-            "nbformat_minor": 5,
-            "metadata": {},
-            "cells": [{"cell_type": "code", "metadata": [], "source": ["x = ", 1]}],
-        },
-        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": "not a list"},
-        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"metadata": {"nbgrader": "junk"}}]},
-    ],
-)
-def test_malformed_cells_never_crash_the_reader(tmp_path, raw):
-    from autograder.grading.notebook import NotebookError, read_notebook
-
-    path = tmp_path / "nb.ipynb"
-    path.write_text(json.dumps(raw))
-    try:
-        nb = read_notebook(path)
-    except NotebookError as exc:
-        assert "could not be read" in str(exc)
-    else:
-        assert isinstance(nb.cells, list)
