@@ -1,5 +1,35 @@
-"""PS5 — permutation equivariance: question specs.
+"""PS5 — permutation equivariance: the problem set the kit imports.
 
-The package the kit imports; its questions are in questions.py and the modules beside it."""
+The student's testers are graded by running them, in the sandbox, on the grader's own
+functions (sent as source, compiled there): the expected verdict for each function comes from
+the reference testers in ``solutions/equivariance.py``. Document 000 (Q5.4) claims the output
+"stays the same" for a reordered input: the ``invariance_claim`` misconception names that.
+Part 1 (softmax commutes with permutations, 3 points) is a proof graded by hand; its rubric is
+in the source notebook.
 
-from .questions import ASSIGNMENT  # noqa: F401 - the problem set
+One module per question (or group of closely related questions), each with its reference,
+probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
+
+* ``equivariance_tester`` part 2, the equivariance tester (``is_permutation_equivariant``)
+* ``invariance_tester``   part 2, the invariance tester (``is_permutation_invariant``)
+* ``permuted_output``     part 3, equivariant or invariant? (multiple choice)
+
+Shared by both testers: ``subjects`` (the functions they classify and the hidden probes built
+from them) and ``weak_testers`` (the classic weak testers the hidden probes must reject).
+
+Points come from the notebook's grade cells.
+"""
+
+from autograder.authoring import Assignment
+
+from . import equivariance_tester, invariance_tester, permuted_output
+
+ASSIGNMENT = Assignment(
+    name="ps5_equivariance",
+    notebook="ps5_equivariance.ipynb",
+    questions=[
+        *equivariance_tester.QUESTIONS,
+        *invariance_tester.QUESTIONS,
+        *permuted_output.QUESTIONS,
+    ],
+)

@@ -1,8 +1,13 @@
-"""PS5 — the classic weak testers, as mutants the hidden probes must kill (the self-test's
-mutation analysis runs them like a student's answer). Each one is caught by a subject
-function in ``questions.SUBJECTS`` built to defeat it."""
+"""The classic weak testers, as mutants the hidden probes must kill (the self-test's mutation
+analysis runs them like a student's answer): one family for each tester question, built by
+``weak_testers(equivariance_checker)`` and ``weak_testers(invariance_checker)``. Each one is
+caught by a subject function in ``subjects.SUBJECTS`` built to defeat it."""
+
+from collections.abc import Callable
 
 import torch
+
+from solutions.equivariance import permutations_tried
 
 
 def _equal(a, b, atol):
@@ -42,12 +47,13 @@ def _dihedral(n):
 
 
 def _thorough(n):
-    from solutions.equivariance import _permutations
+    """The reference's own permutations: a tester that uses them fails by its comparison alone."""
+    return list(permutations_tried(n))
 
-    return list(_permutations(n))
 
+def equivariance_checker(permutations, same=_equal, atol=1e-5):
+    """A tester of f(X[p]) ≈ f(X)[p] over the given permutations, rows compared by ``same``."""
 
-def equivariance_tester(permutations, same=_equal, atol=1e-5):
     def tester(f, X):
         X = torch.as_tensor(X)
         y = f(X)
@@ -58,7 +64,9 @@ def equivariance_tester(permutations, same=_equal, atol=1e-5):
     return tester
 
 
-def invariance_tester(permutations, same=_equal, atol=1e-5):
+def invariance_checker(permutations, same=_equal, atol=1e-5):
+    """A tester of f(X[p]) ≈ f(X) over the given permutations, rows compared by ``same``."""
+
     def tester(f, X):
         X = torch.as_tensor(X)
         y = f(X)
@@ -67,7 +75,8 @@ def invariance_tester(permutations, same=_equal, atol=1e-5):
     return tester
 
 
-def _family(make):
+def weak_testers(make: Callable) -> dict[str, Callable]:
+    """The weak testers a checker makes: too few permutations, a loose comparison or tolerance."""
     return {
         "weak tester: one permutation (a shift by one)": make(_shift_by_one),
         "weak tester: the reversal only": make(_reversal),
@@ -77,6 +86,3 @@ def _family(make):
         "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
         "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2),
     }
-
-
-EXTRA_MUTANTS = {"equivariance_tester": _family(equivariance_tester), "invariance_tester": _family(invariance_tester)}

@@ -94,7 +94,7 @@ def test_a_mutant_in_a_called_course_function_is_installed_and_removed():
     original = attention.attention_weights
     targets = mutation.mutation_targets(attention.scaled_dot_product_attention, (mutation.REPO_ROOT / "solutions",))
     assert original in targets and attention.causal_mask in targets
-    with mutants._swapped(original, lambda *a, **k: "mutant", [attention.__dict__]):
+    with mutants.swapped_in(original, lambda *a, **k: "mutant", [attention.__dict__]):
         assert attention.attention_weights(None, None) == "mutant"
     assert attention.attention_weights is original
 
@@ -127,7 +127,7 @@ def test_the_honest_tester_reports_every_function_of_the_family(ps5):
 
     module = problem_set_module(ps5)
     X = torch.from_numpy(np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32))
-    for name, source in module.questions.SUBJECTS.items():
+    for name, source in module.subjects.SUBJECTS.items():
         f = source.compile()
         assert is_permutation_equivariant(f, X) == _brute_force_equivariant(f, X), name
         assert is_permutation_invariant(f, X) == _brute_force_invariant(f, X), name

@@ -1,0 +1,119 @@
+"""The grader's own functions that the student's testers classify (sent as source, compiled in
+the sandbox), shared by both tester questions, and the hidden probes built from them: each
+subject is a single-head attention with fixed weights or a small variation of it, several
+built to defeat one classic weak tester (weak_testers.py)."""
+
+import numpy as np
+
+from autograder.authoring import FunctionSource, Probe
+
+# One self-contained single-head attention with fixed weights, shared by the subject functions.
+_ATTENTION = """
+def _attention(X, positions=None, causal=False, rope=False, queries=None):
+    g = torch.Generator().manual_seed(1234)
+    d = X.shape[-1]
+    W = [torch.randn(d, d, generator=g) / d ** 0.5 for _ in range(3)]
+    H = X.float()
+    if positions == "sinusoidal":
+        pos = torch.arange(H.shape[-2]).float()[:, None]
+        freq = 100.0 ** (-torch.arange(0, d, 2).float() / d)
+        pe = torch.zeros(H.shape[-2], d)
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
+        H = H + pe
+    q = (H if queries is None else queries(d)) @ W[0]
+    k, v = H @ W[1], H @ W[2]
+    if rope:
+        def rotate(x):
+            t = x.shape[-2]
+            angle = torch.arange(t).float()[:, None] * 100.0 ** (-torch.arange(0, d, 2).float() / d)
+            c, s = torch.cos(angle), torch.sin(angle)
+            out = x.clone()
+            out[..., 0::2] = x[..., 0::2] * c - x[..., 1::2] * s
+            out[..., 1::2] = x[..., 0::2] * s + x[..., 1::2] * c
+            return out
+        q, k = rotate(q), rotate(k)
+    scores = q @ k.transpose(-2, -1) / d ** 0.5
+    if causal:
+        t = scores.shape[-1]
+        scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+    return torch.softmax(scores, -1) @ v
+"""
+
+
+def subject(name: str, body: str) -> FunctionSource:
+    """A subject function ``name(X)`` with the given body, the shared attention beside it."""
+    return FunctionSource(_ATTENTION + f"\n\ndef {name}(X):\n" + body, name)
+
+
+SUBJECTS = {
+    "attention_no_position": subject("attention_no_position", "    return _attention(X)\n"),
+    "attention_sinusoidal": subject("attention_sinusoidal", "    return _attention(X, positions='sinusoidal')\n"),
+    "attention_causal": subject("attention_causal", "    return _attention(X, causal=True)\n"),
+    "attention_rope": subject("attention_rope", "    return _attention(X, rope=True)\n"),
+    "tanh_projection": subject("tanh_projection", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3)\n"),
+    "mean_pooled": subject("mean_pooled", "    return _attention(X).mean(-2, keepdim=True)\n"),
+    "cross_attention_fixed_queries": subject(
+        "cross_attention_fixed_queries",
+        "    return _attention(X, queries=lambda d: torch.linspace(-1, 1, 3 * d).reshape(3, d))\n",
+    ),
+    # adversarial: equivariant except that token 0 gets a small extra term
+    "first_token_special": subject(
+        "first_token_special",
+        "    y = _attention(X).clone()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n",
+    ),
+    # Each of the following defeats one classic weak tester (weak_testers.py):
+    # a swap of the first two tokens never moves the last one,
+    "last_token_special": subject(
+        "last_token_special",
+        "    y = _attention(X).clone()\n    y[..., -1, :] = y[..., -1, :] + 0.5 * X[..., -1, :]\n    return y\n",
+    ),
+    # a reversal maps position i to T-1-i, where this position weight is the same,
+    "reversal_symmetric_position": subject(
+        "reversal_symmetric_position",
+        "    t = X.shape[-2]\n    w = (torch.arange(t).float() - (t - 1) / 2).abs()\n"
+        "    return _attention(X) + 0.5 * w[:, None] * X\n",
+    ),
+    # cyclic shifts keep every token's successor,
+    "circular_neighbour": subject("circular_neighbour", "    return X + 0.5 * torch.roll(X, -1, dims=-2)\n"),
+    # reversals and cyclic shifts together (the dihedral group) keep every token's pair of
+    # neighbours,
+    "circular_both_neighbours": subject(
+        "circular_both_neighbours", "    return X + 0.5 * (torch.roll(X, 1, dims=-2) + torch.roll(X, -1, dims=-2))\n"
+    ),
+    # sorted rows: the same multiset of rows for every order (invariant, not equivariant),
+    "sorted_rows": subject(
+        "sorted_rows", "    y = _attention(X)\n    return y[..., torch.argsort(y[..., 0], dim=-1), :]\n"
+    ),
+    # and, for invariance testers: a symmetric weighting survives the reversal,
+    "symmetric_weighted_pool": subject(
+        "symmetric_weighted_pool",
+        "    t = X.shape[-2]\n    w = 1 + (torch.arange(t).float() - (t - 1) / 2).abs()\n"
+        "    return (w[:, None] * X).sum(-2, keepdim=True)\n",
+    ),
+    # products of neighbours (cyclically) survive the cyclic shifts,
+    "circular_pair_pool": subject(
+        "circular_pair_pool", "    return (X * torch.roll(X, -1, dims=-2)).sum(-2, keepdim=True)\n"
+    ),
+    # the last token alone survives a swap of the first two,
+    "last_token_readout": subject("last_token_readout", "    return X[..., -1:, :].clone()\n"),
+    # and a pooled output nudged by token 0 passes a loose tolerance.
+    "nearly_invariant_pool": subject(
+        "nearly_invariant_pool", "    return _attention(X).mean(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n"
+    ),
+}
+
+
+def random_tokens(rng: np.random.Generator, t: int, d: int = 8) -> np.ndarray:
+    """A (t, d) input of standard normal tokens."""
+    return rng.standard_normal((t, d)).astype(np.float32)
+
+
+def tester_probes(rng: np.random.Generator) -> list[Probe]:
+    """Every subject on one length, then three of them on another: a tester must not depend on T."""
+    t = int(rng.integers(4, 8))
+    probes = [Probe((fn, random_tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
+    t2 = int(rng.integers(6, 10))
+    return probes + [
+        Probe((SUBJECTS[name], random_tokens(rng, t2)), f"{name}, T = {t2}")
+        for name in ("attention_no_position", "first_token_special", "mean_pooled")
+    ]
