@@ -4,8 +4,8 @@ A question passes when every probe's returned value matches ``reference(*probe.a
 the question's comparator (all-or-nothing per question, as nbgrader grades a test cell). A
 failing answer is compared with each known-wrong implementation; when one reproduces what the
 student returned, the feedback names that misconception instead of a bare "wrong"; when none
-does, ``judging.diagnose`` looks for how the values relate to the reference (a factor, a sign,
-axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
+does, ``judging.diagnosis.diagnose`` looks for how the values relate to the reference (a factor,
+a sign, axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
 (``public_label``, ``without_hidden_names``).
 """
 
@@ -25,7 +25,7 @@ class QuestionResult:
     status: str  # passed | failed | error | timeout | missing
     feedback: str
     misconception: str | None = None
-    diagnosis: str | None = None  # the kind found by judging.diagnose when no misconception matched
+    diagnosis: str | None = None  # the kind found by judging.diagnosis.diagnose when no misconception matched
     root_cause: str | None = None  # passed only with these dependencies replaced (autograder.grading.root_cause)
 
     def to_json(self) -> dict:
@@ -119,7 +119,7 @@ def _diagnosis(question: Question, probes: list[Probe], items: list[dict]):
 
 
 def _crash_diagnosis(question: Question, probes: list[Probe], items: list[dict]):
-    """When it raises: on which kind of input (judging.crashes), or what the exception's shapes say."""
+    """When it raises: on which kind of input (judging.diagnosis.crashes), or what the exception's shapes say."""
     from autograder.judging.diagnosis.crashes import diagnose_crash
 
     if not question.call:

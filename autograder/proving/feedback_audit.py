@@ -1,5 +1,5 @@
 """How often is the feedback on a wrong answer *specific*: a named misconception or a diagnosis
-(``judging.diagnose``), not the generic "does not match the reference"?
+(``judging.diagnosis.diagnose``), not the generic "does not match the reference"?
 
 Counted per problem set over its known-wrong answers (each question's misconceptions) and, when
 ``autograder.proving.mutation.analysis`` is present, over the killed mutants of each function question (a
@@ -80,10 +80,10 @@ def _outcome(mutation, question: Question, probes, function):
     results = []
     for p in probes:
         try:
-            with mutation._time_limit(mutation.CALL_TIMEOUT_S):
+            with mutation.cpu_time_limit(mutation.CALL_TIMEOUT_S):
                 value = function(*as_args(p.args, question.args_as), **p.kwargs)
             results.append({"value": as_handed_in(value)})
-        except mutation._Timeout:
+        except mutation.CpuTimeout:
             raise
         except Exception as exc:  # noqa: BLE001 - reported as the harness would
             results.append({"error": f"{type(exc).__name__}: {exc}"})

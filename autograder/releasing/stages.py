@@ -69,7 +69,7 @@ def copy_source(ctx: ReleaseContext) -> None:
         if not (ctx.assignment.source_dir / name).is_file():
             raise ProblemSetError(
                 f"{ctx.assignment.name}: {ctx.assignment.source_dir / name} is missing "
-                "(the source notebook and the extra files questions.py names)"
+                "(the source notebook and the extra files its Assignment names)"
             )
         shutil.copy2(ctx.assignment.source_dir / name, target / name)
     ctx.notebook = target / ctx.assignment.notebook

@@ -132,7 +132,9 @@ def visible_check_source(question: Question, assignment: Assignment | None = Non
 # ---------------------------------------------------------------- what they catch
 
 
-def _rejects(source: str, question: Question, answer: Any, assignment: Assignment) -> bool:
+def check_rejects(source: str, question: Question, answer: Any, assignment: Assignment) -> bool:
+    """Does this visible check (its source, as released) fail on ``answer``, run as the student's
+    kernel would run it?"""
     import torch
 
     from autograder.judging.compare import formula_grammar
@@ -162,8 +164,8 @@ def reference_rejected(assignment: Assignment, question: Question) -> bool:
     """Does the question's own visible check reject the reference answer? (Must not.)"""
     source = visible_check_source(question, assignment)
     if question.call:
-        return _rejects(source, question, question.reference, assignment)
-    return _rejects(source, question, question.expected(_value_probe(question, assignment)), assignment)
+        return check_rejects(source, question, question.reference, assignment)
+    return check_rejects(source, question, question.expected(_value_probe(question, assignment)), assignment)
 
 
 def visible_catches(assignment: Assignment) -> tuple[int, int]:
@@ -182,5 +184,5 @@ def visible_catches(assignment: Assignment) -> tuple[int, int]:
                 except Exception:  # noqa: BLE001
                     caught += 1
                     continue
-            caught += _rejects(source, q, answer, assignment)
+            caught += check_rejects(source, q, answer, assignment)
     return caught, total

@@ -3,7 +3,7 @@
 Frames are an 8-byte big-endian length followed by UTF-8 JSON. Arrays travel as
 ``{"$nd": dtype, "shape": [...], "b64": raw bytes}``; everything else is JSON's own types.
 No pickle, no code: whatever a student does to this channel, it can only carry data, and
-:func:`decode` validates every value (dtype allow-list, shape vs byte count, sizes, depth).
+:func:`decode_value` validates every value (dtype allow-list, shape vs byte count, sizes, depth).
 
 This file runs on both sides of the sandbox, so it imports nothing from ``autograder``.
 """

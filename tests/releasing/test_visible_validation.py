@@ -12,7 +12,7 @@ from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.symbolic import FormulaError, parse_formula
 from autograder.releasing.sample_submissions import make_notebook, solution_sources, write_submission
 from autograder.releasing.stages import ReleaseContext, check_formula_symbols
-from autograder.releasing.visible_checks import _rejects, reference_rejected, visible_check_source
+from autograder.releasing.visible_checks import check_rejects, reference_rejected, visible_check_source
 from autograder.spec import list_assignments, load_assignment
 
 VENV_BIN = Path(sys.executable).parent
@@ -47,26 +47,26 @@ def _check(ps1, grade_id):
 
 def test_checks_reject_an_unknown_symbol_a_wrong_type_or_shape_and_a_stub(ps1):
     q, source = _check(ps1, "mha_params_formula")
-    assert not _rejects(source, q, "4*d**2 + 4*d + 0*h", ps1)
-    assert _rejects(source, q, "4*x**2", ps1)
-    assert _rejects(source, q, "4d**2", ps1)
+    assert not check_rejects(source, q, "4*d**2 + 4*d + 0*h", ps1)
+    assert check_rejects(source, q, "4*x**2", ps1)
+    assert check_rejects(source, q, "4d**2", ps1)
     q, source = _check(ps1, "shapes")
-    assert _rejects(source, q, [1, 2, 3], ps1)
+    assert check_rejects(source, q, [1, 2, 3], ps1)
     good = q.expected(q.probes_for("selftest-a", ps1)[0])
-    assert not _rejects(source, q, good, ps1)
-    assert _rejects(source, q, {**good, "logits": [1, 2]}, ps1)
+    assert not check_rejects(source, q, good, ps1)
+    assert check_rejects(source, q, {**good, "logits": [1, 2]}, ps1)
     q, source = _check(ps1, "param_counts")
     counts = q.expected(q.probes_for("selftest-a", ps1)[0])
-    assert _rejects(source, q, {**counts, "mha": counts["mha"] * 1000}, ps1)  # order of magnitude
-    assert _rejects(source, q, {**counts, "mha": counts["mha"] + 0.5}, ps1)  # not a whole number
+    assert check_rejects(source, q, {**counts, "mha": counts["mha"] * 1000}, ps1)  # order of magnitude
+    assert check_rejects(source, q, {**counts, "mha": counts["mha"] + 0.5}, ps1)  # not a whole number
     q, source = _check(ps1, "scores_002")
-    assert _rejects(source, q, q.expected(q.probes_for("a", ps1)[0]).T, ps1)  # document 002 prints it
+    assert check_rejects(source, q, q.expected(q.probes_for("a", ps1)[0]).T, ps1)  # document 002 prints it
     q, source = _check(ps1, "sdpa")
 
     def stub(q, k, v, mask=None):
         raise NotImplementedError()
 
-    assert _rejects(source, q, stub, ps1)
+    assert check_rejects(source, q, stub, ps1)
 
 
 def test_the_shipped_grammar_refuses_what_the_grader_refuses():

@@ -193,7 +193,8 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-FORMULA_HELPER_MODULE = "formula_check"  # released beside the notebook; source: autograder/formula_grammar.py
+# released beside the notebook; its source is autograder/judging/compare/formula_grammar.py
+FORMULA_HELPER_MODULE = "formula_check"
 
 
 @dataclass(frozen=True)

@@ -196,7 +196,7 @@ def _decide(student, reference, names, trials, seed, timeout_s, report) -> None:
         report(("error", type(exc).__name__))
 
 
-def _forked(target, args, timeout_s: float):
+def reports_from_fork(target, args, timeout_s: float):
     """Run ``target(*args, report)`` in a forked child and yield what it reports until it exits
     or ``timeout_s`` passes (then it is killed). A bare ``os.fork`` rather than
     ``multiprocessing``: grading may itself run in a daemonic process (a Dask worker), which
@@ -261,7 +261,7 @@ def equivalent(
     names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
     points_agreed, verdict = False, None
     with contextlib.closing(
-        _forked(_decide, (student, reference, names, trials, seed, timeout_s), timeout_s)
+        reports_from_fork(_decide, (student, reference, names, trials, seed, timeout_s), timeout_s)
     ) as reports:
         for kind, value in reports:
             if kind == "points":

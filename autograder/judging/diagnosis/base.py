@@ -1,5 +1,5 @@
 """What every diagnosis finder works on: the failing probes (``Case``), the question, and the
-named sizes a constant may be made of (``Context``). See ``judging.diagnose``."""
+named sizes a constant may be made of (``Context``). See ``diagnose.py``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class Case:
     expected: Any
 
 
-def _array(value: Any) -> np.ndarray | None:
+def numeric_array(value: Any) -> np.ndarray | None:
     if isinstance(value, (bool, np.bool_)):
         return None
     try:
@@ -131,7 +131,7 @@ class Context:
         return names + [("2", 2.0), ("1/2", 0.5), ("4", 4.0), ("1/4", 0.25), ("10", 10.0), ("1/10", 0.1)]
 
 
-def _named_constant(ctx: Context, values: list[float]) -> str | None:
+def named_constant(ctx: Context, values: list[float]) -> str | None:
     """A name that gives, on every failing probe, that probe's constant."""
     common = None
     for case, value in zip(ctx.cases, values):

@@ -83,13 +83,13 @@ def _compare(student, expected, symbols, report) -> None:
 
 @functools.lru_cache(maxsize=2048)  # a cohort hands in the same few wrong formulas many times
 def compare_terms(text: str, expected: sympy.Expr, symbols: tuple[str, ...], timeout_s: float = 2.0) -> str | None:
-    from autograder.judging.compare.symbolic import FormulaError, _forked, parse_formula
+    from autograder.judging.compare.symbolic import FormulaError, parse_formula, reports_from_fork
 
     try:
         student = parse_formula(text, symbols)
     except FormulaError:
         return None
-    with contextlib.closing(_forked(_compare, (student, expected, symbols), timeout_s)) as reports:
+    with contextlib.closing(reports_from_fork(_compare, (student, expected, symbols), timeout_s)) as reports:
         for kind, value in reports:
             if kind == "text":
                 return value

@@ -8,12 +8,12 @@ import itertools
 
 import numpy as np
 
-from autograder.judging.diagnosis.base import Case, Context, Diagnosis, _array
+from autograder.judging.diagnosis.base import Case, Context, Diagnosis, numeric_array
 
 
 def _off_entries(ctx: Context, case: Case) -> np.ndarray | None:
     """Where the answer is off (same shape as the expected value), or None."""
-    got, exp = _array(case.got), _array(case.expected)
+    got, exp = numeric_array(case.got), numeric_array(case.expected)
     if got is None or exp is None or got.shape != exp.shape:
         return None
     with np.errstate(invalid="ignore"):
@@ -23,7 +23,7 @@ def _off_entries(ctx: Context, case: Case) -> np.ndarray | None:
 
 def find_nan(ctx: Context) -> Diagnosis | None:
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape:
             return None
         if not np.any(np.isnan(got) & ~np.isnan(exp)):
@@ -58,7 +58,7 @@ def find_masked_rows(ctx: Context) -> Diagnosis | None:
 
 def find_edge(ctx: Context) -> Diagnosis | None:
     """Wrong only at the first or the last index along one axis."""
-    first = _array(ctx.cases[0].expected)
+    first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
     for axis, (index, word) in itertools.product(range(-first.ndim, 0), ((0, "first"), (-1, "last"))):
@@ -100,7 +100,7 @@ def _axis_words(ndim: int, axis: int) -> str:
 
 def find_stripes(ctx: Context) -> Diagnosis | None:
     """Wrong only at even (or odd) indices along an axis, or only in one half of it."""
-    first = _array(ctx.cases[0].expected)
+    first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
     for axis in range(-1, -first.ndim - 1, -1):
@@ -129,7 +129,7 @@ def find_shape(ctx: Context) -> Diagnosis | None:
     """The right numbers in the wrong shape: an extra or missing axis of size 1, or axes reordered."""
     texts = set()
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape == exp.shape:
             return None
         if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
@@ -192,7 +192,7 @@ def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) ->
 def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
     """Right at the first index (or first few) along an axis, wrong from there on: the dependence on
     that index (a rate, a frequency, a step) is off while the starting value is right."""
-    first = _array(ctx.cases[0].expected)
+    first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
     for axis in range(-first.ndim, 0):
@@ -250,7 +250,7 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
 def _integer_input(ctx: Context, case: Case) -> np.ndarray | None:
     """The probe's integer array argument of the output's own shape (an element-wise map such as
     relative position → bucket), or None."""
-    exp = _array(case.expected)
+    exp = numeric_array(case.expected)
     found = [
         a
         for a in case.probe.args
@@ -271,7 +271,7 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
         if inp is None or off is None or not off.any() or off.all():
             return None
         wrong, right = inp[off], inp[~off]
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         off_by_one &= bool(np.all(np.abs(got[off] - exp[off]) == 1))
         regions["neg"].append(bool(np.all(wrong < 0)))
         regions["pos"].append(bool(np.all(wrong > 0)))
@@ -309,7 +309,7 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
     or a missing one."""
     texts = set()
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape == exp.shape:
             return None
         if got.ndim == 0 and exp.ndim >= 1 and exp.size > 1:
@@ -347,7 +347,7 @@ def find_stops(ctx: Context) -> Diagnosis | None:
     early), or that starts with the reference's whole sequence and goes on (it stops too late)."""
     kinds = set()
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.ndim != 1 or exp.ndim != 1 or len(got) == len(exp):
             return None
         if np.asarray(case.expected).dtype.kind not in "iu":  # sequences of tokens (integers) only

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from autograder.judging.diagnosis.base import Case, Context, Diagnosis, _array, _named_constant
+from autograder.judging.diagnosis.base import Case, Context, Diagnosis, named_constant, numeric_array
 
 
 def _scalar_value(ctx: Context) -> bool:
@@ -20,7 +20,7 @@ def _scalar_value(ctx: Context) -> bool:
 
 def find_zeros(ctx: Context) -> Diagnosis | None:
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape or np.any(got != 0) or not np.any(exp != 0):
             return None
     return Diagnosis(
@@ -30,7 +30,7 @@ def find_zeros(ctx: Context) -> Diagnosis | None:
 
 
 def find_sign(ctx: Context) -> Diagnosis | None:
-    if not _scalar_value(ctx) and ctx.all_fit(lambda c: -_array(c.expected)):
+    if not _scalar_value(ctx) and ctx.all_fit(lambda c: -numeric_array(c.expected)):
         return Diagnosis(
             "sign",
             "your output is the reference with the opposite sign: look for a "
@@ -44,7 +44,7 @@ def find_factor(ctx: Context) -> Diagnosis | None:
         return None
     factors = []
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape or not np.all(np.isfinite(got)):
             return None
         denominator = float((exp * exp).sum())
@@ -54,7 +54,7 @@ def find_factor(ctx: Context) -> Diagnosis | None:
         if c == 0 or not ctx.fits(case.got, c * exp, case.expected):
             return None
         factors.append(c)
-    name = _named_constant(ctx, factors)
+    name = named_constant(ctx, factors)
     if name is not None:
         return Diagnosis(
             "factor",
@@ -83,7 +83,7 @@ def _axes_text(perm: tuple[int, ...]) -> str:
 def find_axes(ctx: Context) -> Diagnosis | None:
     common = None
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or exp.ndim < 2 or exp.ndim > 5:
             return None
         texts = {
@@ -104,11 +104,11 @@ def find_axes(ctx: Context) -> Diagnosis | None:
 
 
 def find_reversed_or_permuted(ctx: Context) -> Diagnosis | None:
-    first = _array(ctx.cases[0].expected)
+    first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
     for axis in range(-first.ndim, 0):
-        if ctx.all_fit(lambda c, a=axis: np.flip(_array(c.expected), a)):
+        if ctx.all_fit(lambda c, a=axis: np.flip(numeric_array(c.expected), a)):
             where = "" if first.ndim == 1 else f" along axis {axis}"
             return Diagnosis(
                 "reversed",
@@ -125,7 +125,7 @@ def find_reversed_or_permuted(ctx: Context) -> Diagnosis | None:
 
 
 def _permutation_along(ctx: Context, case: Case, axis: int) -> bool:
-    got, exp = _array(case.got), _array(case.expected)
+    got, exp = numeric_array(case.got), numeric_array(case.expected)
     if got is None or exp is None or got.shape != exp.shape or exp.ndim < -axis or exp.shape[axis] > 64:
         return False
     n = exp.shape[axis]
@@ -142,7 +142,7 @@ def _permutation_along(ctx: Context, case: Case, axis: int) -> bool:
 
 
 def find_shift(ctx: Context) -> Diagnosis | None:
-    first = _array(ctx.cases[0].expected)
+    first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
     for axis, step in itertools.product(range(-first.ndim, 0), (1, -1)):
@@ -158,7 +158,7 @@ def find_shift(ctx: Context) -> Diagnosis | None:
 
 
 def _shifted(case: Case, axis: int, step: int) -> bool:
-    got, exp = _array(case.got), _array(case.expected)
+    got, exp = numeric_array(case.got), numeric_array(case.expected)
     if got is None or exp is None or exp.ndim < -axis:
         return False
     n = exp.shape[axis]
@@ -172,7 +172,7 @@ def _shifted(case: Case, axis: int, step: int) -> bool:
 def find_precision(ctx: Context) -> Diagnosis | None:
     worst = 0.0
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape or not np.all(np.isfinite(got)):
             return None
         finite = np.isfinite(exp)
@@ -199,7 +199,7 @@ def find_sums_axis(ctx: Context) -> Diagnosis | None:
 
     found = None
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape:
             return None
         mine, theirs = unit_axes(got), unit_axes(exp)
@@ -218,7 +218,7 @@ def find_lengths(ctx: Context) -> Diagnosis | None:
     and turns by other angles."""
     kept = []
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape or exp.ndim < 1 or exp.shape[-1] < 2:
             return None
         inputs = [
@@ -258,7 +258,7 @@ def find_power(ctx: Context) -> Diagnosis | None:
         return None
     powers = []
     for case in ctx.cases:
-        got, exp = _array(case.got), _array(case.expected)
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
         if got is None or exp is None or got.shape != exp.shape or exp.size < 2:
             return None
         if np.any(exp <= 0) or np.any(got <= 0) or not np.all(np.isfinite(got)) or np.allclose(exp, 1.0):
@@ -273,7 +273,7 @@ def find_power(ctx: Context) -> Diagnosis | None:
         ):
             return None
         powers.append(c)
-    name = _named_constant(ctx, powers)
+    name = named_constant(ctx, powers)
     if name is not None:
         return Diagnosis(
             "power",

@@ -117,12 +117,12 @@ def _recording_lines(functions, into: set):
 # ---------------------------------------------------------------- running
 
 
-class _Timeout(Exception):
-    pass
+class CpuTimeout(Exception):
+    """Raised by cpu_time_limit when the CPU time it allows is spent."""
 
 
 @contextlib.contextmanager
-def _time_limit(cpu_seconds: float):
+def cpu_time_limit(cpu_seconds: float):
     """A limit on this process's CPU time (ITIMER_PROF), not the wall clock: a mutant is judged
     slow by what it computes, the same on a quiet and a saturated machine."""
     if threading.current_thread() is not threading.main_thread():
@@ -130,7 +130,7 @@ def _time_limit(cpu_seconds: float):
         return
 
     def expire(signum, frame):
-        raise _Timeout()
+        raise CpuTimeout()
 
     previous = signal.signal(signal.SIGPROF, expire)
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
@@ -216,7 +216,7 @@ class _Analysis:
                     q.expected(p)
             for p in sample:
                 try:
-                    with _time_limit(CALL_TIMEOUT_S):
+                    with cpu_time_limit(CALL_TIMEOUT_S):
                         cache[id(p)] = q.expected(p)
                 except Exception:  # noqa: BLE001 - an input outside the reference's domain
                     continue
@@ -229,9 +229,9 @@ class _Analysis:
         from autograder.judging.verdict import judge
 
         try:
-            with _time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):
+            with cpu_time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):
                 outcome = known_wrong_outcome(self.cached, probes, function)
-        except _Timeout:
+        except CpuTimeout:
             return True  # the grader's time limit rejects it too
         return judge(self.cached, probes, outcome).status != "passed"
 

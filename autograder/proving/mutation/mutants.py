@@ -90,7 +90,7 @@ def mutation_targets(reference, roots: tuple[Path, ...]) -> list[Callable]:
 
 
 @contextlib.contextmanager
-def _swapped(original, replacement, namespaces: list[dict]):
+def swapped_in(original, replacement, namespaces: list[dict]):
     """Every name bound to ``original`` in these namespaces points at ``replacement``."""
     changed = []
     try:
@@ -115,7 +115,7 @@ def source_level_mutants(reference, roots) -> list[Mutant]:
             if target is reference:
                 mutants.append(Mutant(m.name, m.function, site=site))
             else:
-                install = lambda o=target, r=m.function: _swapped(o, r, namespaces)
+                install = lambda o=target, r=m.function: swapped_in(o, r, namespaces)
                 mutants.append(Mutant(m.name, reference, install, site))
     return mutants
 
