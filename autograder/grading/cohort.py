@@ -111,6 +111,7 @@ def grade_cohort(
     same notebook and spec is kept. Returns results.json's content."""
     if isinstance(submissions, (str, Path)):
         raise TypeError("grade_cohort grades the intake's submissions (collect_folder reads a folder)")
+    submissions = list(submissions)
     store = storage.ResultStore(Path(out_dir))
     store.sub_dir.mkdir(parents=True, exist_ok=True)
     single_threaded_reference()

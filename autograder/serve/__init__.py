@@ -6,10 +6,11 @@ One concept per module:
                 finished; a restart re-queues unfinished work and never grades a finished one again
 - ``fairqueue`` the in-memory scheduler over the journal: round-robin across students, bounded
 - ``ratelimit`` N gradings per student and problem set in a sliding window (counted in the journal)
-- ``engine``    the warm workers that take jobs, grade them with ``grade.grade_one`` and write the
-                result to the same per-submission store as ``autograder grade`` (and ``--db``)
+- ``engine``    the warm workers that take jobs, grade them with ``grading.submission.grade_one``,
+                store the result as ``autograder grade`` does and publish it (feedback page, ``--db``)
 - ``exchange``  watches nbgrader's exchange inbound folder (``nbgrader submit``)
 - ``auth``      who is asking: JupyterHub OAuth (as a Hub service) or a token file (standalone)
 - ``app``       the tornado HTTP app (upload, feedback pages, the instructors' queue view)
-- ``command``   the ``autograder serve`` subcommand; ``bench`` is ``autograder bench serve``
+- ``command``   the service's start and stop (``autograder serve``, autograder/cli/serve.py, calls
+                it); ``bench`` is ``autograder bench serve``
 """

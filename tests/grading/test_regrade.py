@@ -88,7 +88,7 @@ def test_every_verdict_source_is_in_the_key(ps1):
         "ps/parameter_counts.py",
         "solutions/attention.py",
         "solutions/model.py",
-        "judging/compare.py",
-        "judge.py",
+        "judging/compare/comparators.py",
+        "judging/verdict.py",
     } <= names
     assert not any("__pycache__" in n for n in names)
