@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import queue
-import sys
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.errors import AutograderError
 from autograder.grading import storage
+from autograder.grading.progress import Progress
 from autograder.grading.submission import grade_one
 from autograder.intake.submission import Submission
 from autograder.sandbox.pool import SandboxConfig, Worker
@@ -73,27 +72,6 @@ def single_threaded_reference() -> None:
     import torch
 
     torch.set_num_threads(1)
-
-
-class Progress:
-    def __init__(self, total: int, stream=sys.stderr):
-        self.total, self.done, self.start, self.stream = total, 0, time.monotonic(), stream
-        self._lock = threading.Lock()
-
-    def tick(self, label: str = "") -> None:
-        with self._lock:
-            self.done += 1
-            elapsed = time.monotonic() - self.start
-            rate = self.done / elapsed if elapsed > 0 else 0.0
-            eta = (self.total - self.done) / rate if rate else 0.0
-            width = 24
-            bar = "#" * int(width * self.done / max(self.total, 1))
-            line = f"[{bar:<{width}}] {self.done}/{self.total} {rate:5.1f}/s ETA {eta:4.0f}s {label[:20]:<20}"
-            if self.stream.isatty():
-                self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
-            elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
-                self.stream.write(line.rstrip() + "\n")  # logs: about ten lines, no carriage returns
-            self.stream.flush()
 
 
 def grade_cohort(
