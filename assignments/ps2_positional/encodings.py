@@ -9,7 +9,6 @@ import numpy as np
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
 from solutions.encodings import sinusoidal_frequencies, sinusoidal_wavelengths
-from solutions.positional import sinusoidal_encoding
 
 from .common import COS_TYPO, DIM_INDEX, EXPONENT_SIGN, I_NOT_2I, omegas, pe
 
@@ -48,28 +47,26 @@ def wavelength_probes(rng):
     return probes + [Probe((int(rng.choice([6, 10, 32])),), "base left at its default")]
 
 
-# ---- references; the table's as self-contained source (compiled in the sandbox with only
-# torch, np and math in scope; tests/grading/test_root_cause.py checks it against the reference)
+# ---- references. The table's is self-contained (its imports inside): the grader compares with
+# it, and root cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks
+# the compiled source, tests/assignments/test_reference_sources.py that it is
+# solutions.positional.sinusoidal_encoding.
 def sinusoidal_pe(n_pos, d, base=10000.0):
-    return sinusoidal_encoding(n_pos, d, base)
+    import torch
+
+    pos = torch.arange(int(n_pos), dtype=torch.float64)[:, None]
+    inv_freq = float(base) ** (-torch.arange(0, int(d), 2, dtype=torch.float64) / int(d))
+    table = torch.zeros(int(n_pos), int(d), dtype=torch.float64)
+    table[:, 0::2] = torch.sin(pos * inv_freq)
+    table[:, 1::2] = torch.cos(pos * inv_freq)
+    return table.to(torch.float32)
+
+
+SINUSOIDAL_PE_SOURCE = FunctionSource.of(sinusoidal_pe)
 
 
 def factors_001():
     return (1 / sinusoidal_frequencies(512, 10000.0))[[0, 128, 255]]
-
-
-SINUSOIDAL_PE_SOURCE = FunctionSource(
-    """
-def sinusoidal_pe(n_pos, d, base=10000.0):
-    pos = torch.arange(int(n_pos), dtype=torch.float64)[:, None]
-    inv_freq = float(base) ** (-torch.arange(0, int(d), 2, dtype=torch.float64) / int(d))
-    pe = torch.zeros(int(n_pos), int(d), dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(pos * inv_freq)
-    pe[:, 1::2] = torch.cos(pos * inv_freq)
-    return pe.to(torch.float32)
-""",
-    "sinusoidal_pe",
-)
 
 
 # ---- known-wrong answers

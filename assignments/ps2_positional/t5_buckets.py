@@ -10,7 +10,6 @@ import torch
 
 from autograder.authoring import AllClose, FunctionSource, IntegerArray, Misconception, Probe, Question
 from solutions.encodings import t5_bias_matrix
-from solutions.positional import t5_relative_bucket
 
 from .common import randn
 
@@ -74,32 +73,39 @@ def bias_probes(rng):
     ]
 
 
-# ---- references; the bucket's as self-contained source (compiled in the sandbox with only
-# torch, np and math in scope; tests/grading/test_root_cause.py checks it against the reference)
-def t5_bias(table, t_q, t_k, bidirectional=True):
-    return t5_bias_matrix(table, t_q, t_k, bidirectional)
-
-
-T5_BUCKET_SOURCE = FunctionSource(
-    """
+# ---- references. The bucket's is self-contained (its imports inside): the grader compares with
+# it, and root cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks
+# the compiled source, tests/assignments/test_reference_sources.py that it is
+# solutions.positional.t5_relative_bucket.
 def t5_bucket(rel_pos, bidirectional=True, num_buckets=32, max_distance=128):
+    import math
+
+    import torch
+
     rel_pos = torch.as_tensor(rel_pos)
-    bucket = torch.zeros_like(rel_pos, dtype=torch.long)
+    first_bucket = torch.zeros_like(rel_pos, dtype=torch.long)  # of the key's direction
     if bidirectional:
         num_buckets //= 2
-        bucket = bucket + (rel_pos > 0).long() * num_buckets
+        first_bucket = first_bucket + (rel_pos > 0).long() * num_buckets
         n = rel_pos.abs()
     else:
         n = (-rel_pos).clamp(min=0)
     max_exact = num_buckets // 2
     is_small = n < max_exact
-    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                         * (num_buckets - max_exact)).long()
+    # float32, like the T5 and Hugging Face code, so bucket boundaries agree with them exactly
+    large = (
+        max_exact
+        + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    )
     large = large.clamp(max=num_buckets - 1)
-    return bucket + torch.where(is_small, n, large)
-""",
-    "t5_bucket",
-)
+    return first_bucket + torch.where(is_small, n, large)
+
+
+T5_BUCKET_SOURCE = FunctionSource.of(t5_bucket)
+
+
+def t5_bias(table, t_q, t_k, bidirectional=True):
+    return t5_bias_matrix(table, t_q, t_k, bidirectional)
 
 
 # ---- known-wrong answers: t5_bucket(rel_pos, bidirectional, num_buckets, max_distance)
@@ -179,7 +185,7 @@ QUESTIONS = [
         grade_id="t5_bucket",
         answer="t5_bucket",
         title="T5's relative-position buckets",
-        reference=t5_relative_bucket,
+        reference=t5_bucket,
         reference_source=T5_BUCKET_SOURCE,
         probes=bucket_probes,
         compare=IntegerArray(),

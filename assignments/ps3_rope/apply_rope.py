@@ -6,7 +6,6 @@ feedback."""
 import numpy as np
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
-from solutions.positional import apply_rope
 
 from .common import BACKWARDS, DEGREES, EXPONENT_SIGN, M_TIMES_I, randn, rope
 
@@ -38,11 +37,12 @@ def apply_probes(rng):
     ]
 
 
-# ---- the reference as self-contained source (torch, np and math in scope;
-# tests/grading/test_root_cause.py checks it against the reference)
-APPLY_ROPE_SOURCE = FunctionSource(
-    """
+# ---- the reference, self-contained (its imports inside): the grader compares with it, and root
+# cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks the compiled
+# source, tests/assignments/test_reference_sources.py that it is solutions.positional.apply_rope.
 def apply_rope(x, positions, base=10000.0, convention="interleaved"):
+    import torch
+
     positions = torch.as_tensor(positions)
     d = x.shape[-1]
     theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -60,9 +60,9 @@ def apply_rope(x, positions, base=10000.0, convention="interleaved"):
     else:
         turned = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
     return x * cos + turned * sin
-""",
-    "apply_rope",
-)
+
+
+APPLY_ROPE_SOURCE = FunctionSource.of(apply_rope)
 
 
 # ---- known-wrong answers: apply_rope(x, positions, base, convention)

@@ -6,7 +6,6 @@ their feedback."""
 import torch
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
-from solutions.positional import rope_matrix
 
 from .common import BACKWARDS, DEGREES, EXPONENT_SIGN, M_TIMES_I, matrix
 
@@ -20,16 +19,12 @@ def matrix_probes(rng):
     return probes + [Probe((int(rng.integers(2, 50)), 10), "m, d = 10, base left at its default")]
 
 
-# ---- references
-def worked_example():
-    return torch.stack([rope_matrix(m, 4, 100.0) for m in range(3)])
-
-
-# the reference as self-contained source (torch, np and math in scope; tests/grading/test_root_cause.py
-# checks it against the reference)
-ROPE_MATRIX_SOURCE = FunctionSource(
-    """
+# ---- references. R_{Θ,m}'s is self-contained (its imports inside): the grader compares with it,
+# and root cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks the
+# compiled source, tests/assignments/test_reference_sources.py that it is solutions.positional.rope_matrix.
 def rope_matrix(m, d, base=10000.0):
+    import torch
+
     d = int(d)
     theta = float(base) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     ang = float(m) * theta
@@ -38,9 +33,13 @@ def rope_matrix(m, d, base=10000.0):
     i = torch.arange(0, d, 2)
     r[i, i], r[i, i + 1], r[i + 1, i], r[i + 1, i + 1] = c, -s, s, c
     return r
-""",
-    "rope_matrix",
-)
+
+
+ROPE_MATRIX_SOURCE = FunctionSource.of(rope_matrix)
+
+
+def worked_example():
+    return torch.stack([rope_matrix(m, 4, 100.0) for m in range(3)])
 
 
 # ---- known-wrong answers: R_worked (base 100, d = 4, m = 0, 1, 2)

@@ -6,7 +6,6 @@ import torch
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
 from solutions.attention import causal_mask
-from solutions.encodings import alibi_causal_bias
 
 from .slopes import FREE_CONSTANT, LINEAR, NAIVE_RULE, SLOPES, WRONG_ORDER
 
@@ -23,11 +22,15 @@ def bias_probes(rng):
 
 
 # ---- root cause: `alibi_causal_bias` calls the student's `alibi_slopes` (the notebook: "Use your
-# `alibi_slopes`"); the reference as self-contained source (torch, np and math in scope;
-# tests/grading/test_root_cause.py checks it)
-ALIBI_CAUSAL_BIAS_SOURCE = FunctionSource(
-    """
+# `alibi_slopes`"). The reference, self-contained (its imports inside): the grader compares with
+# it, and root cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks
+# the compiled source, tests/assignments/test_reference_sources.py that it is
+# solutions.encodings.alibi_causal_bias.
 def alibi_causal_bias(n_heads, t):
+    import math
+
+    import torch
+
     n_heads = int(n_heads)
 
     def power_of_two(n):
@@ -41,11 +44,12 @@ def alibi_causal_bias(n_heads, t):
     t = int(t)
     m = torch.tensor(slopes, dtype=torch.float64)
     dist = (torch.arange(t)[None, :] - torch.arange(t)[:, None]).to(torch.float64)
-    bias = (m[:, None, None] * dist).float().double()
-    return bias.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
-""",
-    "alibi_causal_bias",
-)
+    # rounded through float32, as solutions.positional.alibi_bias is
+    linear_bias = (m[:, None, None] * dist).float().double()
+    return linear_bias.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+
+
+ALIBI_CAUSAL_BIAS_SOURCE = FunctionSource.of(alibi_causal_bias)
 
 
 # ---- known-wrong biases: alibi_causal_bias(n_heads, t)

@@ -5,7 +5,6 @@ The wrong slopes and their texts are reused by the parts built on them (bias, at
 import torch
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
-from solutions.positional import alibi_slopes
 
 FREE_CONSTANT = (
     'The slope is not a free constant like 0.4 that "normalises the scores into 0–1" '
@@ -34,11 +33,14 @@ def slopes_probes(rng):
     return [Probe((int(n),), f"n = {n}") for n in (*sorted(powers), *sorted(others))]
 
 
-# ---- the reference as self-contained source (torch, np and math in scope;
-# tests/grading/test_root_cause.py checks it)
-ALIBI_SLOPES_SOURCE = FunctionSource(
-    """
+# ---- the reference, self-contained (its imports inside): the grader compares with it, and root
+# cause compiles its source in the sandbox. tests/grading/test_root_cause.py checks the compiled
+# source, tests/assignments/test_reference_sources.py that it is solutions.positional.alibi_slopes.
 def alibi_slopes(n_heads):
+    import math
+
+    import torch
+
     n_heads = int(n_heads)
 
     def power_of_two(n):
@@ -50,9 +52,9 @@ def alibi_slopes(n_heads):
         c = 2 ** math.floor(math.log2(n_heads))
         slopes = power_of_two(c) + power_of_two(2 * c)[0::2][: n_heads - c]
     return torch.tensor(slopes, dtype=torch.float64)
-""",
-    "alibi_slopes",
-)
+
+
+ALIBI_SLOPES_SOURCE = FunctionSource.of(alibi_slopes)
 
 
 # ---- known-wrong slopes
