@@ -282,14 +282,7 @@ def collect(
 ) -> Intake:
     """Find every student's notebook in ``source`` (a folder or a zip, unpacked under work_dir)."""
     source = Path(source)
-    pattern = None
-    if id_pattern:
-        try:
-            pattern = re.compile(id_pattern)
-        except re.error as exc:
-            raise IntakeError(f"--id-pattern {id_pattern!r} is not a regular expression: {exc}") from None
-        if "id" not in pattern.groupindex and pattern.groups == 0:
-            raise IntakeError(f"--id-pattern {id_pattern!r} needs a group for the id: (?P<id>...)")
+    pattern = _id_pattern(id_pattern) if id_pattern else None
     try:
         roster_obj = Roster.read(Path(roster)) if roster else None
     except ValueError as exc:
@@ -335,6 +328,16 @@ def collect(
             f"anyone ({len(intake.submissions)} candidates){': ' + detail if detail else ''}"
         )
     return intake
+
+
+def _id_pattern(id_pattern: str) -> re.Pattern:
+    try:
+        pattern = re.compile(id_pattern)
+    except re.error as exc:
+        raise IntakeError(f"--id-pattern {id_pattern!r} is not a regular expression: {exc}") from None
+    if "id" not in pattern.groupindex and pattern.groups == 0:
+        raise IntakeError(f"--id-pattern {id_pattern!r} needs a group for the id: (?P<id>...)")
+    return pattern
 
 
 def collect_folder(folder: Path, assignment: Assignment) -> list[Submission]:

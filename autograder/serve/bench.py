@@ -157,9 +157,6 @@ def _notebooks():
 
 
 def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int = 20) -> int:
-    from autograder.grading.cohort import grade_cohort
-    from autograder.intake.collect import collect_folder
-
     ps1, good, bad = _notebooks()
     names = [f"st{i:02d}" for i in range(students)]
     batch = [(names[i % students], good if i % 3 != 2 else bad) for i in range(n)]  # (student, notebook)
@@ -203,23 +200,7 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
             flush=True,
         )
 
-        root = tmp / "batch"  # nbgrader's layout, one folder per submission
-        for i, (student, nb) in enumerate(batch):
-            folder = root / f"{student}-{i:03d}" / ps1.name
-            folder.mkdir(parents=True)
-            (folder / ps1.notebook).write_bytes(nb)
-        from autograder.sandbox.pool import SandboxConfig, Worker
-
-        t0 = time.perf_counter()
-        probe = Worker(0, SandboxConfig())
-        probe.start()
-        probe.stop()
-        t_start = time.perf_counter() - t0
-        submissions = collect_folder(root, ps1)
-        t0 = time.perf_counter()
-        results = grade_cohort(ps1, submissions, tmp / "grade-out", workers=workers, progress=False)
-        t_grade = time.perf_counter() - t0
-        grade_scores = [results["students"][f"{s}-{i:03d}"]["score"] for i, (s, _) in enumerate(batch)]
+        grade_scores, t_grade, t_start = _grade_same_batch(ps1, batch, tmp, workers)
     disagree = sum(a != b for a, b in zip(scores, grade_scores))
     thr_serve, thr_grade = n / t_serve, n / t_grade
     load = os.getloadavg()
@@ -232,6 +213,30 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
     print(f"machine load at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
     print(f"serve_p95_s: {_pct(idle, 95):.3f}")
     return 1 if disagree or wrong else 0
+
+
+def _grade_same_batch(ps1, batch, tmp: Path, workers: int) -> tuple[list[float], float, float]:
+    """The burst's notebooks graded by ``autograder grade``'s engine, one folder per submission:
+    (scores in the batch's order, seconds grading, seconds to start one sandboxed worker)."""
+    from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
+    from autograder.sandbox.pool import SandboxConfig, Worker
+
+    root = tmp / "batch"  # nbgrader's layout
+    for i, (student, nb) in enumerate(batch):
+        folder = root / f"{student}-{i:03d}" / ps1.name
+        folder.mkdir(parents=True)
+        (folder / ps1.notebook).write_bytes(nb)
+    t0 = time.perf_counter()
+    probe = Worker(0, SandboxConfig())
+    probe.start()
+    probe.stop()
+    t_start = time.perf_counter() - t0
+    submissions = collect_folder(root, ps1)
+    t0 = time.perf_counter()
+    results = grade_cohort(ps1, submissions, tmp / "grade-out", workers=workers, progress=False)
+    t_grade = time.perf_counter() - t0
+    return [results["students"][f"{s}-{i:03d}"]["score"] for i, (s, _) in enumerate(batch)], t_grade, t_start
 
 
 def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[float, float]]:

@@ -27,33 +27,20 @@ def _split(values) -> list[str]:
     return [v.strip() for item in (values or []) for v in item.split(",") if v.strip()]
 
 
-async def serve(args) -> None:
-    """Run the service until SIGTERM or Ctrl-C; ``args`` holds `autograder serve`'s options
-    (autograder/cli/serve.py). Raises ``ServeConfigError``, or ``OutputBusy`` when another
-    service or grade run owns the state folder."""
-    from tornado.httpserver import HTTPServer
-    from tornado.ioloop import IOLoop, PeriodicCallback
-
+def _start_engine(args):
+    """The warm workers for the problem sets served, started: from here the service owns the
+    state folder (its lock and each problem set's store)."""
     from autograder.sandbox.pool import SandboxConfig
-    from autograder.serve.app import attach_waiters, make_app
-    from autograder.serve.auth import Policy, in_hub, load_tokens
-    from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine
+    from autograder.serve.engine import Engine
     from autograder.serve.ratelimit import parse_rate
     from autograder.spec import list_assignments, load_assignment
 
-    mode = "hub" if in_hub() else "token"
-    tokens = None
-    if mode == "token":
-        if not args.tokens:
-            raise ServeConfigError("outside JupyterHub, --tokens FILE is needed (JSON {token: user})")
-        tokens = load_tokens(Path(args.tokens))
     try:
         rate = parse_rate(args.rate)
     except ValueError as exc:
         raise ServeConfigError(str(exc)) from None
-    assignments = [load_assignment(n) for n in (args.problem_sets or list_assignments())]
     engine = Engine(
-        assignments,
+        [load_assignment(n) for n in (args.problem_sets or list_assignments())],
         Path(args.out),
         workers=args.workers,
         sandbox=SandboxConfig(mode=args.sandbox),
@@ -63,8 +50,49 @@ async def serve(args) -> None:
         db=args.db,
         course_id=args.course_id,
     )
-    engine.start()  # the state folder's lock: this service owns it until it stops
+    engine.start()
+    return engine
 
+
+def _watch_exchange(args, engine, app, loop):
+    """Scan nbgrader's exchange every ``--exchange-poll`` seconds (never two scans at once)."""
+    from tornado.ioloop import PeriodicCallback
+
+    from autograder.serve.exchange import ExchangeWatcher, inbound_folder
+
+    watcher = ExchangeWatcher(engine, inbound_folder(Path(args.exchange), args.course_id))
+    scanning = []
+
+    async def scan():
+        if not scanning:
+            scanning.append(1)
+            try:
+                await loop.run_in_executor(app.settings["intake"], watcher.scan)
+            finally:
+                scanning.clear()
+
+    PeriodicCallback(scan, args.exchange_poll * 1000).start()
+    return watcher
+
+
+async def serve(args) -> None:
+    """Run the service until SIGTERM or Ctrl-C; ``args`` holds `autograder serve`'s options
+    (autograder/cli/serve.py). Raises ``ServeConfigError``, or ``OutputBusy`` when another
+    service or grade run owns the state folder."""
+    from tornado.httpserver import HTTPServer
+    from tornado.ioloop import IOLoop
+
+    from autograder.serve.app import attach_waiters, make_app
+    from autograder.serve.auth import Policy, in_hub, load_tokens
+    from autograder.serve.engine import MAX_UPLOAD_BYTES
+
+    mode = "hub" if in_hub() else "token"
+    tokens = None
+    if mode == "token":
+        if not args.tokens:
+            raise ServeConfigError("outside JupyterHub, --tokens FILE is needed (JSON {token: user})")
+        tokens = load_tokens(Path(args.tokens))
+    engine = _start_engine(args)
     if mode == "hub":
         url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))
         ip, port, prefix = url.hostname or args.ip, url.port or args.port, os.environ["JUPYTERHUB_SERVICE_PREFIX"]
@@ -76,25 +104,9 @@ async def serve(args) -> None:
     attach_waiters(app, loop)
     server = HTTPServer(app, max_body_size=MAX_UPLOAD_BYTES + (1 << 16), xheaders=True)
     server.listen(port, ip)
-
-    watcher = None
-    if args.exchange:
-        from autograder.serve.exchange import ExchangeWatcher, inbound_folder
-
-        watcher = ExchangeWatcher(engine, inbound_folder(Path(args.exchange), args.course_id))
-        scanning = []
-
-        async def scan():
-            if not scanning:  # never two scans at once
-                scanning.append(1)
-                try:
-                    await loop.run_in_executor(app.settings["intake"], watcher.scan)
-                finally:
-                    scanning.clear()
-
-        PeriodicCallback(scan, args.exchange_poll * 1000).start()
+    watcher = _watch_exchange(args, engine, app, loop) if args.exchange else None
     print(
-        f"serve: {', '.join(a.name for a in assignments)} on http://{ip}:{port}{prefix} "
+        f"serve: {', '.join(engine.assignments)} on http://{ip}:{port}{prefix} "
         f"({'JupyterHub OAuth' if mode == 'hub' else 'token file'}; state in {args.out}; "
         f"rate limit {engine.limiter.describe()}" + (f"; watching {watcher.inbound}" if watcher else "") + ")",
         file=sys.stderr,
