@@ -3,7 +3,7 @@ carries the results table, which scripts and tests parse.
 
 On a terminal it is tqdm's bar, redrawn in place. Anywhere else (a CI log, a file, a pipe) a
 redrawn line would be a run of carriage returns, so about ten plain lines are written instead,
-in the same format.
+in the same format, with an ASCII bar.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 
 from tqdm import tqdm
 
-UNIT = " notebooks"
+UNIT = "notebook"  # tqdm shows "2.10notebook/s", or "6.94s/notebook" when slower
 LOG_LINES = 10  # lines written over a whole run when stderr is not a terminal
 
 
@@ -39,6 +39,8 @@ class Progress:
                     self._bar.close()  # the final state stays on screen, then a newline
             elif self.done >= self.total or self.done % max(1, self.total // LOG_LINES) == 0:
                 elapsed = time.monotonic() - self._start
-                line = tqdm.format_meter(self.done, self.total, elapsed, ncols=80, unit=UNIT, postfix=label[:20])
+                line = tqdm.format_meter(
+                    self.done, self.total, elapsed, ncols=80, unit=UNIT, postfix=label[:20], ascii=True
+                )
                 self.stream.write(line + "\n")
                 self.stream.flush()
