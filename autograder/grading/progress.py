@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 UNIT = "notebook"  # tqdm shows "2.10notebook/s", or "6.94s/notebook" when slower
 LOG_LINES = 10  # lines written over a whole run when stderr is not a terminal
+LOG_WIDTH = 80  # columns of a log line (a terminal's bar takes the width tqdm finds)
 
 
 class Progress:
@@ -26,7 +27,7 @@ class Progress:
         self.total, self.done = total, 0
         self._start = time.monotonic()
         self._lock = threading.Lock()
-        self._bar = tqdm(total=total, file=self.stream, unit=UNIT, dynamic_ncols=True) if self.stream.isatty() else None
+        self._bar = tqdm(total=total, file=self.stream, unit=UNIT) if self.stream.isatty() else None
 
     def tick(self, label: str = "") -> None:
         """One more submission graded (``label``: whose, shown beside the bar)."""
@@ -40,7 +41,7 @@ class Progress:
             elif self.done >= self.total or self.done % max(1, self.total // LOG_LINES) == 0:
                 elapsed = time.monotonic() - self._start
                 line = tqdm.format_meter(
-                    self.done, self.total, elapsed, ncols=80, unit=UNIT, postfix=label[:20], ascii=True
+                    self.done, self.total, elapsed, ncols=LOG_WIDTH, unit=UNIT, postfix=label[:20], ascii=True
                 )
                 self.stream.write(line + "\n")
                 self.stream.flush()
