@@ -60,7 +60,7 @@ def write_problem_set(folder: Path) -> None:
     nbformat.write(nb, folder / "ps7_softmax.ipynb")
     (folder / "__init__.py").write_text(
         textwrap.dedent("""
-        from autograder.spec import Assignment
+        from autograder.authoring import Assignment
 
         from . import softmax
 
@@ -73,8 +73,7 @@ def write_problem_set(folder: Path) -> None:
         import numpy as np
         import torch
 
-        from autograder.judging.compare.comparators import AllClose
-        from autograder.spec import Misconception, Probe, Question
+        from autograder.authoring import AllClose, Misconception, Probe, Question
 
 
         def reference(x):
