@@ -75,3 +75,16 @@ def test_validate_passes_solution_and_fails_release(ps1, tmp_path):
 def test_bad_submission_folder_is_a_usage_error(tmp_path):
     r = autograder("grade", "ps1", str(tmp_path / "nope"), "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "no such submissions folder" in r.stderr
+
+
+def test_domain_errors_become_the_exit_codes_of_the_contract(tmp_path, capsys):
+    """The library raises; only the command line decides: a problem set it cannot use exits 1
+    (as a failed check), a missing course or a refused intake exits 2, each with its message."""
+    from autograder.cli.main import main
+
+    assert main(["release", "--check", "nosuch"]) == 1
+    assert "unknown problem set 'nosuch'" in capsys.readouterr().err
+    assert main(["--course", str(tmp_path / "none"), "selftest", "ps1"]) == 2
+    assert capsys.readouterr().err.startswith("autograder: course directory")
+    assert main(["grade", "ps1", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith("autograder grade: no such submissions folder")

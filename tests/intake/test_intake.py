@@ -11,8 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.intake.collect import IntakeError, collect
+from autograder.intake.collect import IntakeError, collect, collect_folder
 from autograder.intake.safe_unzip import Limits, UnsafeArchive, unpack
+from autograder.intake.upload import one_upload
 from autograder.releasing.sample_submissions import make_notebook
 
 
@@ -300,3 +301,24 @@ def test_count_limit_and_not_a_zip(ps1, tmp_path):
     (tmp_path / "fake.zip").write_bytes(b"not a zip")
     with pytest.raises(IntakeError, match="not a readable zip"):
         collect(tmp_path / "fake.zip", ps1, tmp_path / "w")
+
+
+def test_a_folder_the_kit_wrote_is_read_by_the_intakes_rules(ps1, nb, tmp_path):
+    put(nb, tmp_path / "in" / "ana" / ps1.name / ps1.notebook)
+    (tmp_path / "in" / "bo" / ps1.name).mkdir(parents=True)
+    subs = {s.student: s for s in collect_folder(tmp_path / "in", ps1)}
+    assert subs["ana"].notebook == tmp_path / "in" / "ana" / ps1.name / ps1.notebook
+    assert subs["bo"].notebook is None and "no notebook was submitted" in subs["bo"].problem
+    with pytest.raises(IntakeError, match="no such submissions folder"):
+        collect_folder(tmp_path / "missing", ps1)
+
+
+def test_one_upload_is_its_only_notebook_under_the_release_name(ps1, nb, tmp_path):
+    put(nb, tmp_path / "upload" / "deep" / "my attempt.ipynb")
+    sub = one_upload(tmp_path / "upload", ps1, "zoe", tmp_path / "work")
+    assert sub.student == "zoe" and sub.notebook == tmp_path / "work" / "zoe" / ps1.name / ps1.notebook
+    assert sub.notebook.read_bytes() == (tmp_path / "upload" / "deep" / "my attempt.ipynb").read_bytes()
+    put(nb, tmp_path / "upload" / "second.ipynb")
+    two = one_upload(tmp_path / "upload", ps1, "zoe", tmp_path / "work2")
+    assert two.notebook is None and f"expected one notebook named {ps1.notebook}" in two.problem
+    assert "found 2" in two.problem and not (tmp_path / "work2").exists()
