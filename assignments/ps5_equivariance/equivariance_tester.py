@@ -9,7 +9,7 @@ from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 from .subjects import SUBJECTS, random_tokens, tester_probes
-from .weak_testers import equivariance_checker, weak_testers
+from .weak_testers import equivariance_checker, weak_tester_family
 
 
 def equivariance_reference(f, X):
@@ -70,7 +70,7 @@ QUESTIONS = [
                 note="The same attention with a causal mask.",
             ),
         ],
-        extra_mutants=weak_testers(equivariance_checker),
+        extra_mutants=weak_tester_family(equivariance_checker),
         compare=Exact(),
         misconceptions=(
             Misconception(

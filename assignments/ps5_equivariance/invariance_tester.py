@@ -8,7 +8,7 @@ from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 from .subjects import SUBJECTS, random_tokens, tester_probes
-from .weak_testers import invariance_checker, weak_testers
+from .weak_testers import invariance_checker, weak_tester_family
 
 
 def invariance_reference(f, X):
@@ -40,7 +40,7 @@ QUESTIONS = [
                 note="Mean-pooled attention output.",
             )
         ],
-        extra_mutants=weak_testers(invariance_checker),
+        extra_mutants=weak_tester_family(invariance_checker),
         compare=Exact(),
         misconceptions=(
             Misconception(

@@ -1,7 +1,7 @@
 """The classic weak testers, as mutants the hidden probes must kill (the self-test's mutation
 analysis runs them like a student's answer): one family for each tester question, built by
-``weak_testers(equivariance_checker)`` and ``weak_testers(invariance_checker)``. Each one is
-caught by a subject function in ``subjects.SUBJECTS`` built to defeat it."""
+``weak_tester_family(equivariance_checker)`` and ``weak_tester_family(invariance_checker)``.
+Each one is caught by a subject function in ``subjects.SUBJECTS`` built to defeat it."""
 
 from collections.abc import Callable
 
@@ -75,7 +75,7 @@ def invariance_checker(permutations, same=_equal, atol=1e-5):
     return tester
 
 
-def weak_testers(make: Callable) -> dict[str, Callable]:
+def weak_tester_family(make: Callable) -> dict[str, Callable]:
     """The weak testers a checker makes: too few permutations, a loose comparison or tolerance."""
     return {
         "weak tester: one permutation (a shift by one)": make(_shift_by_one),
