@@ -1,9 +1,9 @@
 """How often is the feedback on a wrong answer *specific*: a named misconception or a diagnosis
 (``judging.diagnosis.diagnose``), not the generic "does not match the reference"?
 
-Counted per problem set over its known-wrong answers (each question's misconceptions) and, when
-``autograder.proving.mutation.analysis`` is present, over the killed mutants of each function question (a
-mutant is killed when every self-test student's hidden probes reject it). A mutant's outcome is
+Counted per problem set over its known-wrong answers (each question's misconceptions) and over
+the killed mutants of each function question (``autograder.proving.mutation.analysis``; a mutant
+is killed when every self-test student's hidden probes reject it). A mutant's outcome is
 computed with the mutant installed, the verdict with it removed, so the reference — and the
 diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced,
 for the leak scan (tests/proving/test_feedback_leaks.py).
@@ -70,20 +70,21 @@ def _rejected(question: Question, probes, outcome) -> bool:
     return False
 
 
-def _outcome(mutation, question: Question, probes, function):
+def _outcome(question: Question, probes, function):
     """What the sandbox would report for this answer, each probe under the mutation analysis's
     time limit (a probe past it raises: the mutant is left to the time limit, not to feedback)."""
     from autograder.judging.instructor_answers import as_handed_in
     from autograder.judging.outcome import Outcome
+    from autograder.proving.mutation.analysis import CALL_TIMEOUT_S, CpuTimeout, cpu_time_limit
     from autograder.spec import as_args
 
     results = []
     for p in probes:
         try:
-            with mutation.cpu_time_limit(mutation.CALL_TIMEOUT_S):
+            with cpu_time_limit(CALL_TIMEOUT_S):
                 value = function(*as_args(p.args, question.args_as), **p.kwargs)
             results.append({"value": as_handed_in(value)})
-        except mutation.CpuTimeout:
+        except CpuTimeout:
             raise
         except Exception as exc:  # noqa: BLE001 - reported as the harness would
             results.append({"error": f"{type(exc).__name__}: {exc}"})
@@ -100,25 +101,14 @@ def audit_known_wrong(assignment: Assignment, audit: FeedbackAudit, student: str
             audit.add(q, mis.name, judge(q, probes, known_wrong_outcome(q, probes, mis.wrong)))
 
 
-def _mutation_module():
-    try:
-        import autograder.proving.mutation.analysis as mutation
-    except ImportError:
-        return None
-    return mutation
-
-
 def audit_mutants(
     assignment: Assignment, audit: FeedbackAudit, students: tuple[str, ...], killed: dict[str, set[str]] | None = None
-) -> bool:
-    """Adds the killed mutants; False when there is no mutation analysis to draw them from.
-    ``killed`` (grade_id -> mutant names), from a mutation analysis already run, spares the
-    check that every student's probes reject each mutant."""
+) -> None:
+    """Adds the killed mutants. ``killed`` (grade_id -> mutant names), from a mutation analysis
+    already run, spares the check that every student's probes reject each mutant."""
     from autograder.judging.verdict import judge
+    from autograder.proving.mutation import analysis as mutation
 
-    mutation = _mutation_module()
-    if mutation is None:
-        return False
     for q in mutation.function_questions(assignment):
         probes = {s: q.probes_for(s, assignment) for s in students}
         for p in probes.values():  # expected values before any mutant changes the reference
@@ -130,7 +120,7 @@ def audit_mutants(
                 continue
             try:
                 with mutant.install():
-                    outcomes = {s: _outcome(mutation, q, probes[s], mutant.function) for s in students}
+                    outcomes = {s: _outcome(q, probes[s], mutant.function) for s in students}
             except Exception:  # noqa: BLE001 - a mutant that hangs or breaks the harness: the sandbox's
                 continue  # time limit would answer it, not feedback
             if not all(_rejected(q, probes[s], outcomes[s]) for s in students):
@@ -140,7 +130,6 @@ def audit_mutants(
             if verdict.status == "passed":  # judged with the real reference it is right: the mutation
                 continue  # changed what the reference computes, not the answer
             audit.add(q, mutant.name, verdict)
-    return True
 
 
 def audit_assignment(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.judging.instructor_answers import SELFTEST_STUDENTS, as_handed_in, known_wrong_outcome  # noqa: F401
+from autograder.judging.instructor_answers import SELFTEST_STUDENTS, known_wrong_outcome
 
 if TYPE_CHECKING:  # the grading modules are imported when a self-test runs, not for `--help`
     from autograder.spec import Assignment

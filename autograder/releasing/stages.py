@@ -19,7 +19,6 @@ import filecmp
 import hashlib
 import inspect
 import io
-import json
 import logging
 import os
 import re
@@ -244,8 +243,3 @@ def release(assignment: Assignment, *, check: bool = False, release_dir: Path | 
 
 def released_notebook(assignment: Assignment, release_dir: Path | None = None) -> Path:
     return (release_dir or course_release_dir()) / assignment.name / assignment.notebook
-
-
-def release_summary(assignment: Assignment) -> str:
-    nb = json.loads(released_notebook(assignment).read_text(encoding="utf-8"))
-    return f"{assignment.name}: {len(nb['cells'])} cells, {len(assignment.questions)} autograded questions"

@@ -1,7 +1,7 @@
 """The warm worker that runs inside the sandbox (a "zygote").
 
 Started once per worker (inside bubblewrap when available), it imports numpy and torch once,
-then for every job forks a fresh child (``child.py``: drops privileges and limits itself,
+then for every job forks a fresh child (``harness_child.py``: drops privileges and limits itself,
 executes the student's notebook cells, calls the student's answers on the probe inputs it is
 given and streams back *plain data* only). The zygote relays the child's events to the grader,
 enforces wall-time limits by killing, and cleans up after the child (scratch files, stray
@@ -10,8 +10,8 @@ processes).
 No verdict is reached here: the grader compares the returned data with the reference in its
 own process. This file imports nothing from ``autograder`` (the sandbox cannot see it). It runs
 as a script under ``python -I``, which leaves its own directory off ``sys.path``: that directory
-(read-only inside the sandbox) is put first explicitly, so ``wire`` and ``child`` are its
-siblings and nothing else.
+(read-only inside the sandbox) is put first explicitly so that its siblings ``wire`` and
+``harness_child`` import.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import child  # noqa: E402 - imports numpy and torch once, before any fork
+import harness_child as child  # noqa: E402 - imports numpy and torch once, before any fork
 import wire  # noqa: E402
 
 MAX_STREAM = 64 << 20  # bytes a child may send back in one job

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from autograder.judging.instructor_answers import known_wrong_outcome
 from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import judge, public_label
-from autograder.proving.selftest import known_wrong_outcome
 from autograder.spec import FunctionSource, Probe, Question, load_assignment
 from solutions.attention import scaled_dot_product_attention as sdpa_ref
 

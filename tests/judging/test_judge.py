@@ -3,9 +3,9 @@
 import numpy as np
 
 from autograder.judging.compare.comparators import AllClose
+from autograder.judging.instructor_answers import known_wrong_outcome
 from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import judge
-from autograder.proving.selftest import known_wrong_outcome
 from autograder.spec import Misconception, Probe, Question
 
 TABLE = np.arange(8.0)

@@ -135,7 +135,7 @@ def test_the_honest_tester_reports_every_function_of_the_family(ps5):
 
 @pytest.mark.parametrize("grade_id", ["equivariance_tester", "invariance_tester"])
 def test_every_weak_tester_is_rejected_on_every_selftest_students_probes(ps5, grade_id):
-    from autograder.proving.selftest import SELFTEST_STUDENTS
+    from autograder.judging.instructor_answers import SELFTEST_STUDENTS
 
     q = ps5.question(grade_id)
     weak = q.extra_mutants

@@ -41,7 +41,10 @@ def find_mask(ctx: Context) -> Diagnosis | None:
 
 
 def find_primitive_variants(ctx: Context) -> Diagnosis | None:
-    from autograder.judging.diagnosis.variants import Override, primitives_used
+    """The reference re-run with one primitive it uses changed (``variants``): the softmax's
+    scores scaled or over another axis, its own mask left out, inverted or transposed,
+    LayerNorm over more axes."""
+    from autograder.judging.diagnosis.variants import primitives_used
 
     if not ctx.question.call:
         return None
@@ -54,61 +57,103 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
     def with_override(make):
         return ctx.all_fit(lambda c: ctx.reference(c.probe.args, c.probe.kwargs, make(c)))
 
+    found = None
     if "softmax" in used:
-        for label, _ in [n for n in ctx.factor_names(first) if n[0] not in ("10", "1/10")]:
+        found = _softmax_variant(ctx, first, with_override)
+    if found is None and "masked_fill" in used and not any(_is_mask(a) for a in first.args):
+        found = _own_mask_variant(with_override)  # a mask the reference builds itself (causal)
+    if found is None and "layer_norm" in used:
+        found = _norm_variant(with_override)
+    return found
 
-            def make(case, label=label):
-                return Override(scale=dict(ctx.factor_names(case.probe))[label])
 
-            if with_override(make):
-                return Diagnosis(
-                    "softmax_scale",
-                    f"the scores going into your softmax are the reference's "
-                    f"times {label}: check the scaling before the softmax",
-                )
-        for dim in (-2, -3, 0):
-            if with_override(lambda c, d=dim: Override(softmax_dim=d)):
-                return Diagnosis(
-                    "softmax_axis",
-                    f"your softmax normalises over axis {dim} of the scores: each "
-                    "distribution must run over the keys (the last axis)",
-                )
-    if "masked_fill" in used and not any(isinstance(a, np.ndarray) and a.dtype == bool for a in first.args):
-        # a mask the reference builds itself (causal): left out, or applied the other way round
-        if with_override(lambda c: Override(masked_fill="skip")):
+def _is_mask(value) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype == bool
+
+
+def _softmax_variant(ctx: Context, first: Probe, with_override) -> Diagnosis | None:
+    from autograder.judging.diagnosis.variants import Override
+
+    for label, _ in [n for n in ctx.factor_names(first) if n[0] not in ("10", "1/10")]:
+
+        def make(case, label=label):
+            return Override(scale=dict(ctx.factor_names(case.probe))[label])
+
+        if with_override(make):
             return Diagnosis(
-                "mask_missing",
-                "your output is the reference's without its mask: the positions "
-                "the mask blocks (a query's later keys, for a causal mask) must "
-                "be excluded before the softmax",
+                "softmax_scale",
+                f"the scores going into your softmax are the reference's "
+                f"times {label}: check the scaling before the softmax",
             )
-        if with_override(lambda c: Override(masked_fill="invert")):
+    for dim in (-2, -3, 0):
+        if with_override(lambda c, d=dim: Override(softmax_dim=d)):
             return Diagnosis(
-                "mask_inverted",
-                "your mask is inverted: your output is the reference's with the "
-                "allowed and the blocked positions swapped",
+                "softmax_axis",
+                f"your softmax normalises over axis {dim} of the scores: each "
+                "distribution must run over the keys (the last axis)",
             )
-        if with_override(lambda c: Override(masked_fill="transpose")):
+    return None
+
+
+def _own_mask_variant(with_override) -> Diagnosis | None:
+    """A mask the reference builds itself: left out, or applied the other way round."""
+    from autograder.judging.diagnosis.variants import Override
+
+    if with_override(lambda c: Override(masked_fill="skip")):
+        return Diagnosis(
+            "mask_missing",
+            "your output is the reference's without its mask: the positions "
+            "the mask blocks (a query's later keys, for a causal mask) must "
+            "be excluded before the softmax",
+        )
+    if with_override(lambda c: Override(masked_fill="invert")):
+        return Diagnosis(
+            "mask_inverted",
+            "your mask is inverted: your output is the reference's with the allowed and the blocked positions swapped",
+        )
+    if with_override(lambda c: Override(masked_fill="transpose")):
+        return Diagnosis(
+            "mask_transposed",
+            "your mask is the transpose of the right one: each query sees the "
+            "keys from its own position on instead of those up to it (rows "
+            "are queries, columns keys)",
+        )
+    return None
+
+
+def _norm_variant(with_override) -> Diagnosis | None:
+    from autograder.judging.diagnosis.variants import Override
+
+    for axes in (2, 3):
+        if with_override(lambda c, n=axes: Override(norm_axes=n)):
             return Diagnosis(
-                "mask_transposed",
-                "your mask is the transpose of the right one: each query sees the "
-                "keys from its own position on instead of those up to it (rows "
-                "are queries, columns keys)",
+                "norm_axis",
+                f"you normalise over the last {axes} axes together: normalise "
+                "each position over its own features (the last axis) only",
             )
-    if "layer_norm" in used:
-        for axes in (2, 3):
-            if with_override(lambda c, n=axes: Override(norm_axes=n)):
-                return Diagnosis(
-                    "norm_axis",
-                    f"you normalise over the last {axes} axes together: normalise "
-                    "each position over its own features (the last axis) only",
-                )
     return None
 
 
 def _argument_candidates(ctx: Context, index: int, name: str, default, value) -> list[tuple[str, object]]:
     """(what the answer may have done, how to change the argument) for argument ``index``, whose
     value on the first failing probe is ``value``."""
+    out = _unused_candidates(ctx, index, name, default)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        out += [
+            (f"uses `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+            (f"uses `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+        ]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
+        out += _index_array_candidates(name)
+    if isinstance(value, str):  # an option: the answer does what another of its values asks
+        out += _option_candidates(ctx, index, name, value)
+    if isinstance(value, (float, np.floating)):
+        out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
+    return out
+
+
+def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[str, object]]:
+    """The argument ignored: always its default, or always the value a visible example shows."""
     import inspect
 
     out = []
@@ -128,46 +173,44 @@ def _argument_candidates(ctx: Context, index: int, name: str, default, value) ->
         out.append(
             (f"does not use the argument `{name}`: it behaves as if `{name}` were always {text}", lambda _, v=v: v)
         )
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        out += [
-            (f"uses `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
-            (f"uses `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
-        ]
-    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
+    return out
+
+
+def _index_array_candidates(name: str) -> list[tuple[str, object]]:
+    """An integer array (positions, offsets): ignored, negated, or off by one."""
+    return [
+        (
+            f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
+            lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy(),
+        ),
+        (f"uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)", lambda v: -v),
+        (f"uses every entry of `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
+        (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+    ]
+
+
+def _option_candidates(ctx: Context, index: int, name: str, value: str) -> list[tuple[str, object]]:
+    """A named option: always one of its values, or two options swapped."""
+    options = {
+        p.args[index]
+        for p in [*ctx.question.visible, *(c.probe for c in ctx.cases)]
+        if index < len(p.args) and isinstance(p.args[index], str)
+    } | {value}
+    out = [
+        (
+            f"behaves as if `{name}` were always {other!r}: the option is not followed",
+            lambda v, o=other: o if v != o else None,
+        )
+        for other in sorted(options)
+    ]
+    if len(options) == 2:
+        a, b = sorted(options)
         out.append(
             (
-                f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
-                lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy(),
+                f"treats each value of `{name}` as the other one: the options {a!r} and {b!r} are swapped",
+                lambda v, a=a, b=b: b if v == a else a,
             )
         )
-        out += [
-            (f"uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)", lambda v: -v),
-            (f"uses every entry of `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
-            (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
-        ]
-    if isinstance(value, str):  # an option: the answer does what another of its values asks
-        options = {
-            p.args[index]
-            for p in [*ctx.question.visible, *(c.probe for c in ctx.cases)]
-            if index < len(p.args) and isinstance(p.args[index], str)
-        } | {value}
-        for other in sorted(options):
-            out.append(
-                (
-                    f"behaves as if `{name}` were always {other!r}: the option is not followed",
-                    lambda v, o=other: o if v != o else None,
-                )
-            )
-        if len(options) == 2:
-            a, b = sorted(options)
-            out.append(
-                (
-                    f"treats each value of `{name}` as the other one: the options {a!r} and {b!r} are swapped",
-                    lambda v, a=a, b=b: b if v == a else a,
-                )
-            )
-    if isinstance(value, (float, np.floating)):
-        out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
     return out
 
 
