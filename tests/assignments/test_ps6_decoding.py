@@ -1,6 +1,8 @@
 """PS6's references for the decoder layer, sampling and beam search, checked against PyTorch
 and against first principles (exhaustive search, sampling frequencies). Tolerances: 1e-5 for
-the layer against nn.TransformerDecoderLayer (float32), 1e-6 for probabilities."""
+the layer against nn.TransformerDecoderLayer (float32), 1e-6 for probabilities. The references
+written out self-contained for root cause (attention, the causal mask, next_token_probs) are
+checked against ``solutions/`` bit for bit."""
 
 import itertools
 
@@ -8,14 +10,48 @@ import pytest
 import torch
 import torch.nn as nn
 
-from autograder.spec import load_assignment
-from solutions.attention import padding_mask
+from autograder.spec import FunctionSource, as_args, load_assignment
+from solutions.attention import causal_mask, multi_head_attention, padding_mask
+from solutions.decoding import top_k_filter, top_p_filter
 
 ATOL = 1e-5
 
 
 def reference(grade_id):
     return load_assignment("ps6_build").question(grade_id).reference
+
+
+def _solutions_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
+    weights = {"w_q": w_q, "b_q": b_q, "w_k": w_k, "b_k": b_k, "w_v": w_v, "b_v": b_v, "w_o": w_o, "b_o": b_o}
+    return multi_head_attention(x_q, x_kv, weights, n_heads, mask, fast=False)
+
+
+def _solutions_next_token_probs(logits, temperature, top_k, top_p):
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).float()
+    return top_p_filter(top_k_filter(logits / temperature, top_k), top_p).softmax(-1)
+
+
+SOLUTIONS = {
+    "multi_head_attention": _solutions_attention,
+    "causal_mask": lambda t: causal_mask(int(t)),
+    "next_token_probs": _solutions_next_token_probs,
+}
+
+
+@pytest.mark.parametrize("grade_id", list(SOLUTIONS))
+def test_the_self_contained_references_are_solutions_bit_for_bit(grade_id):
+    """What the grader compares with and the sandbox binds (one function, its source derived)
+    computes exactly what ``solutions/`` does, on every hidden and visible probe."""
+    assignment = load_assignment("ps6_build")
+    q = assignment.question(grade_id)
+    assert q.reference_source.source == FunctionSource.of(q.reference).source and q.reference_source.name == q.answer
+    probes = [p for student in ("s1", "s2", "s3") for p in q.probes_for(student, assignment)] + list(q.visible)
+    for probe in probes:
+        got = q.reference(*as_args(probe.args, q.args_as))
+        want = SOLUTIONS[grade_id](*as_args(probe.args, q.args_as))
+        assert got.dtype == want.dtype and torch.equal(got, want), (grade_id, probe.label)
 
 
 def _attention_weights(attn):
@@ -100,14 +136,15 @@ def _exhaustive_best(model, prompt, n_new, vocab=12):
     return list(prompt) + list(max(itertools.product(range(vocab), repeat=n_new), key=score))
 
 
-def _ps6_module():
+def _ps6_decoding():
+    """PS6's decoding module: the greedy and beam-search references and the tiny model they run on."""
     from autograder.spec import problem_set_module
 
-    return problem_set_module(load_assignment("ps6_build")).questions
+    return problem_set_module(load_assignment("ps6_build")).decoding
 
 
 def test_beam_search_wide_enough_is_exhaustive_and_width_one_is_greedy():
-    ref = _ps6_module().ref
+    ref = _ps6_decoding()
     for seed in (1, 2):
         model = ref.tiny_lm(seed).compile()
         # width 12² keeps every sequence of 3 new tokens: beam search is then exact
@@ -124,7 +161,7 @@ def test_beam_search_beats_greedy_on_the_textbook_example():
     def model(tokens):
         return table[torch.tensor(tokens)]
 
-    ref = _ps6_module().ref
+    ref = _ps6_decoding()
     assert ref.greedy_decode(model, [0], 2, None) == [0, 1, 0]
     assert ref.beam_search(model, [0], 2, 2, None) == [0, 2, 0] == _exhaustive_best(model, [0], 2, vocab=3)
     # with eos = 1 the one-token hypothesis [0, 1] (0.5) is finished and beats [0, 2, 0] (0.36)
