@@ -20,6 +20,7 @@ MASK = AllClose(atol=0.0, rtol=0.0, same_dtype=True)  # bool, as the notebook as
 
 
 def padding_mask(key_is_pad):
+    """(B, T_k) True at padding → (B, 1, 1, T_k) True where attention is allowed."""
     return solutions_padding_mask(key_is_pad)
 
 
