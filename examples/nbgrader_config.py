@@ -46,14 +46,14 @@ c.ExchangeSubmit.strict = True  # refuse a submission that lacks the released no
 
 
 # `nbgrader generate_assignment` (or formgrader's "Generate" button) must not write the kit's
-# release/: it would replace the filled-in visible checks with placeholders and copy the spec
-# modules (questions.py: hidden probes, references) beside the notebook, to be handed out.
+# release/: it would replace the filled-in visible checks with placeholders and copy the problem
+# set's modules (hidden probes, references, known mistakes) beside the notebook, to be handed out.
 # So it is refused, with the command to run instead, before nbgrader touches anything.
 KIT_RELEASE = os.path.realpath(os.path.join(KIT, "release"))
 REFUSAL = (
     "nbgrader generate_assignment is not used in this course: it would overwrite {dest} (the "
     "kit's release, visible checks computed from the reference) with unfilled placeholders and "
-    "publish the problem set's questions.py. Run `autograder release <ps>` in "
+    "publish the problem set's modules. Run `autograder release <ps>` in "
     + KIT
     + " instead (it runs nbgrader's generate_assignment itself), then `nbgrader release_assignment <ps>`."
 )

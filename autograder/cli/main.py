@@ -1,4 +1,4 @@
-"""`autograder` — the command line (contract in DESIGN.md).
+"""`autograder` — release, self-test and grade transformer problem sets (README.md: Instructor workflow).
 
 Exit codes: 0 success (whatever the students scored), 1 a check failed (release --check,
 selftest, validate), 2 usage or infrastructure error.

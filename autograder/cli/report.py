@@ -34,7 +34,7 @@ def read_results(assignment, out_dir: Path) -> dict | None:
 
 def run(args) -> int:
     from autograder.outputs.report import write_report
-    from autograder.similarity.command import report_section
+    from autograder.similarity.evidence import report_section
     from autograder.spec import load_assignment
 
     assignment = load_assignment(args.problem_set)

@@ -1,5 +1,5 @@
 """`autograder serve [PS...] --out STATE_DIR`: grade on submit, as a JupyterHub service or standalone
-(the service is ``autograder.serve.command.serve``)."""
+(the service is ``autograder.serve.service.serve``)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def add_parser(subparsers, parents) -> None:
 def run(args) -> int:
     import asyncio
 
-    from autograder.serve.command import serve
+    from autograder.serve.service import serve
 
     asyncio.run(serve(args))
     return 0

@@ -1,5 +1,5 @@
 """`autograder similarity PS OUT_DIR [--submissions DIR]`: the copying evidence of a graded cohort
-(``autograder.similarity.command`` computes it; no score changes)."""
+(``autograder.similarity.evidence`` computes it; no score changes)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args) -> int:
-    from autograder.similarity.command import write_similarity
+    from autograder.similarity.evidence import write_similarity
     from autograder.spec import load_assignment
 
     assignment = load_assignment(args.problem_set)

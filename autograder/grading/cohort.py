@@ -27,8 +27,8 @@ from autograder.spec import Assignment
 
 
 def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
-    """Every file whose change can change a verdict: the problem set's modules (questions.py and
-    the references, mistakes and probes beside it), the reference package ``solutions/`` and the
+    """Every file whose change can change a verdict: the problem set's modules (its questions'
+    references, probes and known mistakes), the reference package ``solutions/`` and the
     grader's judging (comparators, diagnoses, the verdict)."""
     import importlib.util
 

@@ -185,7 +185,7 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
 
 
 def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool, similarity: str = "") -> str:
-    """The page; ``similarity`` is the HTML section of autograder.similarity.command.report_section."""
+    """The page; ``similarity`` is the HTML section of autograder.similarity.evidence.report_section."""
     students = bool(results["students"])
     return render(
         "report.html",

@@ -11,6 +11,6 @@ One concept per module:
 - ``exchange``  watches nbgrader's exchange inbound folder (``nbgrader submit``)
 - ``auth``      who is asking: JupyterHub OAuth (as a Hub service) or a token file (standalone)
 - ``app``       the tornado HTTP app (upload, feedback pages, the instructors' queue view)
-- ``command``   the service's start and stop (``autograder serve``, autograder/cli/serve.py, calls
+- ``service``   the service's start and stop (``autograder serve``, autograder/cli/serve.py, calls
                 it); ``bench`` is ``autograder bench serve``
 """

@@ -6,6 +6,6 @@ for another student's parameters. Never a score change.
 * :mod:`autograder.similarity.personal` — what each personal question returned, matched
   against the reference for every classmate's parameters.
 * :mod:`autograder.similarity.page` — the HTML report (``OUT/similarity/index.html``).
-* :mod:`autograder.similarity.command` — ``autograder similarity PS OUT`` and the summary
-  that ``autograder report`` shows.
+* :mod:`autograder.similarity.evidence` — the evidence of one graded cohort (what
+  ``autograder similarity PS OUT`` writes) and the summary that ``autograder report`` shows.
 """

@@ -19,7 +19,7 @@ from autograder.grading.kept_answers import personal_questions
 from autograder.sandbox import wire
 from autograder.spec import Assignment, Probe, Question
 
-# The id the released notebook uses when JUPYTERHUB_USER is not set (autograder/release.py).
+# The id the released notebook uses when JUPYTERHUB_USER is not set (autograder/releasing/stages.py).
 EXAMPLE_STUDENT_ID = "your-student-id"
 
 
