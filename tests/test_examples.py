@@ -238,11 +238,11 @@ def test_gradescope_zip_grades_a_submission(ps1, tmp_path):
     assert sum(t["score"] for t in results["tests"]) == sum(t["max_score"] for t in results["tests"]) == ps1.max_score
     assert all(t["status"] == "passed" for t in results["tests"])
     # it ran the zip's own kit, which wrote its bytecode there
-    assert list((root / "source" / "kit" / "autograder" / "outputs").glob("__pycache__/gradescope*.pyc"))
+    assert list((root / "source" / "kit" / "autograder" / "cli").glob("__pycache__/gradescope*.pyc"))
 
 
 def test_gradescope_run_without_a_notebook_scores_zero(ps1, tmp_path, monkeypatch):
-    from autograder.outputs.gradescope import run
+    from autograder.cli.gradescope import run_autograder as run
 
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "answers.txt").write_text("I forgot the notebook")

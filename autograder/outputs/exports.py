@@ -1,5 +1,5 @@
-"""Views of results.json: the terminal table, CSV, JUnit, Gradescope (the student feedback pages
-are :mod:`autograder.outputs.feedback_pages`)."""
+"""Views of results.json: the terminal table, CSV, JUnit (the student feedback pages are
+:mod:`autograder.outputs.feedback_pages`, Gradescope's schema :mod:`autograder.outputs.gradescope`)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,19 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from autograder.grading.hand_graded import PENDING, hand_graded
-from autograder.grading.storage import write_json_atomic
 from autograder.spec import Assignment
 
 
-def _questions(assignment: Assignment):
+def question_titles(assignment: Assignment):
     return [(q.grade_id, q.title or q.grade_id) for q in assignment.questions]
 
 
-def _in_order(assignment: Assignment, questions: dict):
+def in_notebook_order(assignment: Assignment, questions: dict):
     """(grade_id, result) in the problem set's order, not results.json's sorted keys."""
     return [(q.grade_id, questions[q.grade_id]) for q in assignment.questions if q.grade_id in questions]
 
 
-def _pending(assignment: Assignment, questions: dict):
+def pending_hand_graded(assignment: Assignment, questions: dict):
     """(grade_id, title, result) of the hand-graded questions still to be graded."""
     titles = {h.grade_id: h.title for h in hand_graded(assignment)}
     return [(gid, titles.get(gid, gid), q) for gid, q in questions.items() if q.get("status") == PENDING]
@@ -50,7 +49,7 @@ def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
 
 
 def write_csv(assignment: Assignment, results: dict, path: Path) -> None:
-    ids = [gid for gid, _ in _questions(assignment)]
+    ids = [gid for gid, _ in question_titles(assignment)]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["student", "score", "max_score", *ids])
@@ -80,36 +79,3 @@ def write_junit(assignment: Assignment, results: dict, path: Path) -> None:
             elif q["status"] != "passed":
                 ET.SubElement(case, "error", message=f"{q['status']}: {q['feedback']}"[:500])
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def gradescope_results(assignment: Assignment, rec: dict) -> dict:
-    """One student's result in Gradescope's results.json schema."""
-    titles = dict(_questions(assignment))
-    waiting = sum(q["max_score"] for _, _, q in _pending(assignment, rec["questions"]))
-    return {
-        "score": rec["score"],
-        "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}"
-        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
-        "tests": [
-            {
-                "name": titles.get(gid, gid),
-                "number": gid,
-                "score": q["score"],
-                "max_score": q["max_score"],
-                "status": "passed" if q["status"] == "passed" else "failed",
-                "output": q["feedback"],
-                "visibility": "visible",
-            }
-            for gid, q in _in_order(assignment, rec["questions"])
-        ],
-    }
-
-
-def write_gradescope(assignment: Assignment, results: dict, path: Path) -> None:
-    """A single submission -> Gradescope's schema; a cohort -> one object per student."""
-    students = results["students"]
-    if len(students) == 1:
-        data = gradescope_results(assignment, next(iter(students.values())))
-    else:
-        data = {s: gradescope_results(assignment, r) for s, r in sorted(students.items())}
-    write_json_atomic(Path(path), data)

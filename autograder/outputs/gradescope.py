@@ -1,4 +1,6 @@
-"""Gradescope: build an autograder zip for a problem set, and grade one submission inside it.
+"""Gradescope: the autograder zip for a problem set, grading one submission inside it, and
+Gradescope's results schema (``publish`` writes it; ``autograder.cli.gradescope`` is the
+zip's ``run_autograder`` command).
 
 ``autograder gradescope-zip PS --out FILE.zip`` writes the zip Gradescope asks for:
 
@@ -20,14 +22,14 @@ It must equal the student's JupyterHub user name, as the notebook used ``JUPYTER
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
+from autograder.grading.storage import write_json_atomic
+from autograder.outputs.exports import in_notebook_order, pending_hand_graded, question_titles
 from autograder.spec import REPO_ROOT, Assignment
 
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)  # fixed timestamps: the same kit gives the same zip
@@ -61,7 +63,7 @@ KIT=${{AUTOGRADER_KIT:-$ROOT/source/kit}}
 PYTHON=${{AUTOGRADER_PYTHON:-$KIT/.venv/bin/python}}
 cd "$KIT"
 export PYTHONPATH="$KIT${{PYTHONPATH:+:$PYTHONPATH}}"   # this zip's kit, whatever else is installed
-exec "$PYTHON" -m autograder.outputs.gradescope {ps} \\
+exec "$PYTHON" -m autograder.cli.gradescope {ps} \\
   --submission "${{AUTOGRADER_SUBMISSION:-$ROOT/submission}}" \\
   --results "${{AUTOGRADER_RESULTS:-$ROOT/results}}" \\
   --metadata "${{AUTOGRADER_METADATA:-$ROOT/submission_metadata.json}}"
@@ -169,30 +171,37 @@ def grade_submission(assignment: Assignment, student: str, submission: Path) -> 
     return results["students"][student]
 
 
-def run(argv: list[str] | None = None) -> int:
-    """``run_autograder``'s command: grade one submission, write Gradescope's results.json."""
-    from autograder.outputs.exports import gradescope_results
-    from autograder.outputs.publish import Outputs, publish
-    from autograder.spec import load_assignment
-
-    p = argparse.ArgumentParser(prog="run_autograder")
-    p.add_argument("problem_set")
-    p.add_argument("--submission", type=Path, required=True)
-    p.add_argument("--results", type=Path, required=True)
-    p.add_argument("--metadata", type=Path, required=True)
-    args = p.parse_args(argv)
-    assignment = load_assignment(args.problem_set)
-    try:
-        student = student_id(args.metadata)
-        rec = grade_submission(assignment, student, args.submission)
-    except Exception as exc:  # infrastructure: no results.json, so Gradescope reports a failed run
-        print(f"autograder could not grade this submission: {exc!r}", file=sys.stderr)
-        return 2
-    results = {"assignment": assignment.name, "max_score": assignment.max_score, "students": {student: rec}}
-    publish(assignment, results, args.results, Outputs(feedback_pages=False, gradescope=args.results / "results.json"))
-    print(gradescope_results(assignment, rec)["output"])
-    return 0
+# ---------------------------------------------------------------- the results schema
 
 
-if __name__ == "__main__":
-    sys.exit(run())
+def gradescope_results(assignment: Assignment, rec: dict) -> dict:
+    """One student's result in Gradescope's results.json schema."""
+    titles = dict(question_titles(assignment))
+    waiting = sum(q["max_score"] for _, _, q in pending_hand_graded(assignment, rec["questions"]))
+    return {
+        "score": rec["score"],
+        "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}"
+        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
+        "tests": [
+            {
+                "name": titles.get(gid, gid),
+                "number": gid,
+                "score": q["score"],
+                "max_score": q["max_score"],
+                "status": "passed" if q["status"] == "passed" else "failed",
+                "output": q["feedback"],
+                "visibility": "visible",
+            }
+            for gid, q in in_notebook_order(assignment, rec["questions"])
+        ],
+    }
+
+
+def write_gradescope(assignment: Assignment, results: dict, path: Path) -> None:
+    """A single submission -> Gradescope's schema; a cohort -> one object per student."""
+    students = results["students"]
+    if len(students) == 1:
+        data = gradescope_results(assignment, next(iter(students.values())))
+    else:
+        data = {s: gradescope_results(assignment, r) for s, r in sorted(students.items())}
+    write_json_atomic(Path(path), data)

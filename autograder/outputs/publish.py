@@ -47,7 +47,9 @@ def publish(assignment: Assignment, results: dict, out: Path, outputs: Outputs) 
     if outputs.junit:
         exports.write_junit(assignment, results, Path(outputs.junit))
     if outputs.gradescope:
-        exports.write_gradescope(assignment, results, Path(outputs.gradescope))
+        from autograder.outputs.gradescope import write_gradescope
+
+        write_gradescope(assignment, results, Path(outputs.gradescope))
     if outputs.canvas:
         from autograder.outputs.canvas import write_canvas_csv
 

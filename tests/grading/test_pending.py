@@ -2,8 +2,8 @@
 points, and never count in the autograded score."""
 
 from autograder.grading.hand_graded import hand_graded
-from autograder.outputs.exports import gradescope_results
 from autograder.outputs.feedback_pages import feedback_page
+from autograder.outputs.gradescope import gradescope_results
 from autograder.spec import load_assignment
 
 
