@@ -18,12 +18,19 @@
 # Do not run `nbgrader autograde`/`generate_feedback` on submissions: they execute the student's
 # notebook (tests included) in one process, which is what this kit's sandboxed grader replaces.
 import os
+import sys
+
+KIT = os.environ.get("AUTOGRADER_KIT", "/srv/transformer-autograder")  # a checkout of this kit
+try:
+    from autograder.releasing.nbgrader_safety import refuse_generate_assignment, release_ignore
+except ImportError:  # nbgrader runs where the kit is not installed: use the checkout's own code
+    sys.path.insert(0, KIT)
+    from autograder.releasing.nbgrader_safety import refuse_generate_assignment, release_ignore
 
 c = get_config()  # noqa: F821 — provided by nbgrader's (traitlets') config loader
 
 COURSE_ID = "transformers101"
 COURSE_ROOT = os.environ.get("COURSE_ROOT", f"/srv/nbgrader/{COURSE_ID}")
-KIT = os.environ.get("AUTOGRADER_KIT", "/srv/transformer-autograder")  # a checkout of this kit
 
 c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.root = COURSE_ROOT
@@ -35,8 +42,9 @@ c.CourseDirectory.release_directory = os.path.join(KIT, "release")
 # PostgreSQL works as well: "postgresql+psycopg2://grader@dbhost/transformers101".
 c.CourseDirectory.db_url = f"sqlite:///{os.path.join(COURSE_ROOT, 'gradebook.db')}"
 
-# Only student notebooks reach the exchange: release_assignment copies release/<ps>/ minus these.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "questions.py"]
+# release_assignment copies release/<ps>/ minus these: the notebook and formula_check.py (which it
+# imports) reach the exchange; the problem sets' modules, caches and checkpoints never do.
+c.CourseDirectory.ignore = release_ignore(KIT)
 
 c.Exchange.root = os.environ.get(
     "NBGRADER_EXCHANGE", "/srv/nbgrader/exchange"
@@ -49,34 +57,4 @@ c.ExchangeSubmit.strict = True  # refuse a submission that lacks the released no
 # release/: it would replace the filled-in visible checks with placeholders and copy the problem
 # set's modules (hidden probes, references, known mistakes) beside the notebook, to be handed out.
 # So it is refused, with the command to run instead, before nbgrader touches anything.
-KIT_RELEASE = os.path.realpath(os.path.join(KIT, "release"))
-REFUSAL = (
-    "nbgrader generate_assignment is not used in this course: it would overwrite {dest} (the "
-    "kit's release, visible checks computed from the reference) with unfilled placeholders and "
-    "publish the problem set's modules. Run `autograder release <ps>` in "
-    + KIT
-    + " instead (it runs nbgrader's generate_assignment itself), then `nbgrader release_assignment <ps>`."
-)
-
-
-def _guard_generate_assignment(kit_release=KIT_RELEASE, refusal=REFUSAL):
-    from nbgrader.converters import GenerateAssignment, NbGraderException
-
-    guarded = GenerateAssignment.__dict__.get("_autograder_guarded")
-    if guarded is None:
-        original = GenerateAssignment.start
-        guarded = GenerateAssignment._autograder_guarded = {}
-
-        def start(self):
-            dest = os.path.realpath(os.path.join(self.coursedir.root, self.coursedir.release_directory))
-            if dest in GenerateAssignment._autograder_guarded:
-                message = GenerateAssignment._autograder_guarded[dest].format(dest=dest)
-                self.log.error(message)
-                raise NbGraderException(message)
-            return original(self)
-
-        GenerateAssignment.start = start
-    guarded[kit_release] = refusal
-
-
-_guard_generate_assignment()
+refuse_generate_assignment(os.path.join(KIT, "release"), KIT)
