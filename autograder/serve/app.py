@@ -7,30 +7,51 @@
                                    .ipynb JSON as the body); ``?wait=S`` answers once graded
                                    (at most S seconds), ``&redirect=1`` goes to its feedback page.
                                    202/200 JSON; 429 over the rate limit, 503 queue full
-                                   (both with Retry-After), 404 unknown problem set
+                                   (both with Retry-After), 404 unknown problem set, 413 over
+                                   the upload limit (the body is read and dropped, so the
+                                   client, or JupyterHub's proxy, gets the answer, not a reset)
 ``GET  api/submissions[/<id>]``    the user's submissions / one of them (``?wait=S``)
 ``GET  feedback/<id>``             the feedback page of one submission
 ``GET  api/queue``, ``instructor``  instructors: queue, rates, recent results
 =================================  ==========================================================
 
 A submission belongs to the user who sent it; anyone else but an instructor gets 403.
+Every refusal is JSON ``{"error": ..., "status": ...}``, or an HTML page when the client asks
+for one (``Accept: text/html``: a browser, the upload form).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 
-from tornado import web
+from tornado import httputil, web
 from tornado.ioloop import IOLoop
 
 from autograder.serve import pages
 from autograder.serve.auth import Policy, auth_mixin, oauth_callback_handler
-from autograder.serve.engine import Engine, Refused
+from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine, Refused
 
 FINAL = ("done", "error", "refused")
 MAX_WAIT_S = 120.0
+MULTIPART_SLACK = 1 << 16  # the form's boundaries and headers around the notebook
+DRAIN_MAX_BYTES = 256 << 20  # an oversized upload is read and dropped up to this; beyond, cut off
+DEFAULT_RETRY_AFTER_S = 60  # a 429 or 503 always says when to come back
+
+
+class Refusal(web.HTTPError):
+    """An HTTP error that says when to try again (``Retry-After``): headers set before
+    ``send_error`` are cleared, so ``write_error`` sets it from here."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
+        super().__init__(status, "%s", message)
+        self.retry_after = retry_after
+
+
+def upload_limit_message() -> str:
+    return f"the upload is too large: a notebook of at most {MAX_UPLOAD_BYTES >> 20} MB is accepted"
 
 
 class Waiters:
@@ -114,11 +135,29 @@ class Base(web.RequestHandler):
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(data))
 
+    def wants_html(self) -> bool:
+        """A browser (or the upload form) asks for ``text/html``; curl, scripts and notebook
+        servers for anything (``*/*``) or JSON."""
+        return "text/html" in self.request.headers.get("Accept", "")
+
     def write_error(self, status_code: int, **kwargs) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]
-        message = exc.log_message if isinstance(exc, web.HTTPError) and exc.log_message else self._reason
+        if isinstance(exc, web.HTTPError) and exc.log_message:
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+        else:
+            message = self._reason
+        retry_after = None
+        if status_code in (429, 503):
+            retry_after = max(1, math.ceil(getattr(exc, "retry_after", None) or DEFAULT_RETRY_AFTER_S))
+            self.set_header("Retry-After", str(retry_after))
+        if self.wants_html():
+            self.set_header("Content-Type", "text/html; charset=UTF-8")
+            return self.finish(pages.error(status_code, self._reason, message, self.base, retry_after))
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": message, "status": status_code}))
+        body = {"error": message, "status": status_code}
+        if retry_after is not None:
+            body["retry_after_s"] = retry_after
+        self.finish(json.dumps(body))
 
 
 class ApiLogin:
@@ -155,8 +194,44 @@ class Home:
 
 
 class Submit(ApiLogin):
-    @web.authenticated
+    """Streams its body (``make_app`` marks it so): an upload over the limit is refused with a
+    413 that says the limit, instead of tornado's bare 400 and a closed connection."""
+
+    def prepare(self):
+        self.chunks, self.received, self.too_large = [], 0, False
+        self.request.connection.set_max_body_size(DRAIN_MAX_BYTES)
+        declared = int(self.request.headers.get("Content-Length") or 0)
+        waiting = self.request.headers.get("Expect", "").lower() == "100-continue"
+        if declared > MAX_UPLOAD_BYTES + MULTIPART_SLACK and (waiting or declared > DRAIN_MAX_BYTES):
+            raise Refusal(413, upload_limit_message())  # the client has not sent it (or too much to read)
+
+    def data_received(self, chunk: bytes) -> None:
+        self.received += len(chunk)
+        self.too_large = self.received > MAX_UPLOAD_BYTES + MULTIPART_SLACK
+        if self.too_large:
+            self.chunks.clear()  # read to the end and dropped: the answer then reaches the client
+        else:
+            self.chunks.append(chunk)
+
+    def parse_body(self) -> None:
+        """What tornado does for a buffered body: the form's fields and files."""
+        self.request.body = b"".join(self.chunks)
+        self.chunks = []
+        content_type = self.request.headers.get("Content-Type", "")
+        httputil.parse_body_arguments(
+            content_type, self.request.body, self.request.body_arguments, self.request.files, self.request.headers
+        )
+        for name, values in self.request.body_arguments.items():
+            self.request.arguments.setdefault(name, []).extend(values)
+
     async def post(self, ps: str):
+        if self.too_large:
+            raise Refusal(413, upload_limit_message())
+        self.parse_body()  # before the login check: in hub mode the form's _xsrf field is in it
+        await self.submit(ps)
+
+    @web.authenticated
+    async def submit(self, ps: str):
         user = self.user_name()
         files = self.request.files.get("notebook")
         data = files[0]["body"] if files else self.request.body
@@ -165,9 +240,7 @@ class Submit(ApiLogin):
                 self.settings["intake"], lambda: self.engine.submit(user, ps, data, limited=not self.instructor())
             )
         except Refused as exc:
-            if exc.retry_after:
-                self.set_header("Retry-After", str(int(exc.retry_after + 0.999)))
-            raise web.HTTPError(exc.status, exc.message) from None
+            raise Refusal(exc.status, exc.message, exc.retry_after) from None
         job = await self.settings["waiters"].wait(job.id, self.wait_seconds())
         if self.get_argument("redirect", ""):
             return self.redirect(f"{self.base}feedback/{job.id}")
@@ -206,7 +279,8 @@ class Instructors(ApiLogin):
         queued = self.engine.journal.in_state("queued", "running")
         recent = self.engine.journal.recent(50)
         if what == "instructor":
-            return self.finish(pages.instructor(self.engine.stats(), queued, recent, self.base))
+            results = self.engine.journal.results_count()
+            return self.finish(pages.instructor(self.engine.stats(), queued, recent, results, self.base))
         self.write_json(
             {
                 **self.engine.stats(),
@@ -216,6 +290,13 @@ class Instructors(ApiLogin):
                 ],
             }
         )
+
+
+class NotFound:
+    """Any other path under the prefix: a 404 in the client's format, not tornado's own page."""
+
+    def prepare(self):
+        raise web.HTTPError(404, "no such page")
 
 
 def make_app(
@@ -238,7 +319,7 @@ def make_app(
     routes = [
         (prefix + "health", handler(Health)),
         (prefix, handler(Home)),
-        (prefix + r"api/submit/([^/]+)", handler(Submit)),
+        (prefix + r"api/submit/([^/]+)", web.stream_request_body(handler(Submit))),
         (prefix + r"api/submissions", handler(Submissions)),
         (prefix + r"api/submissions/(\d+)", handler(Submissions)),
         (prefix + r"feedback/(\d+)", handler(Feedback)),
@@ -259,6 +340,7 @@ def make_app(
         cookie_secret=cookie_secret or os.urandom(32),
         xsrf_cookies=False,
         login_url=prefix,
+        default_handler_class=handler(NotFound),
     )  # replaced by the Hub's OAuth login in hub mode
 
 

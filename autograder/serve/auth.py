@@ -47,9 +47,22 @@ class Policy:
 
 
 def load_tokens(path: Path) -> dict[str, str]:
-    tokens = json.loads(Path(path).read_text(encoding="utf-8"))
+    """The token file's ``{token: user}``; ``ValueError`` with a one-line reason (naming the file,
+    never a token) when it cannot be read, is not that JSON object, is empty, or has a short token."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the token file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: the token file is not UTF-8 text") from None
+    try:
+        tokens = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc}); expected {{token: user name}}") from None
     if not isinstance(tokens, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tokens.items()):
         raise ValueError(f"{path}: expected a JSON object {{token: user name}}")
+    if not tokens:
+        raise ValueError(f"{path}: no tokens in it, so nobody could log in")
     short = [v for k, v in tokens.items() if len(k) < 16]
     if short:
         raise ValueError(f"{path}: tokens of 16 characters at least (too short for {short[0]!r})")

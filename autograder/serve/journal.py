@@ -279,6 +279,10 @@ class Journal:
                 "SELECT COUNT(*) FROM jobs WHERE state = 'done' AND finished >= ?", (since,)
             ).fetchone()[0]
 
+    def results_count(self) -> int:
+        """Submissions graded so far (the instructors' page says it beside an empty queue)."""
+        return self.finished_since(0.0)
+
     def graded_counts(self) -> dict[int, int]:
         """job id -> how many results were written for it (the audit trail; 1 for every done job)."""
         with self._lock:

@@ -1,5 +1,6 @@
 """HTML for the service: the student's page (upload forms, their submissions), a submission's
-feedback (the same page ``autograder grade`` writes), the instructors' queue view.
+feedback (the same page ``autograder grade`` writes), the instructors' queue view, and a
+refusal (403, 404, 413, 429, ...) for a browser.
 
 Rendered from ``templates/pages/serve_*.html`` (autoescaped, the kit's stylesheet inlined: the
 service has no static route).
@@ -40,7 +41,7 @@ def not_graded(job) -> str:
     )
 
 
-def instructor(stats: dict, queued, recent, base: str) -> str:
+def instructor(stats: dict, queued, recent, results: int, base: str) -> str:
     return render(
         "serve_instructor.html",
         title="Grading service — instructors",
@@ -48,6 +49,18 @@ def instructor(stats: dict, queued, recent, base: str) -> str:
         latency=sorted(j.finished - j.received for j in recent if j.finished),
         queued=queued,
         recent=recent,
+        results=results,
         base=base,
         when=_when,
+    )
+
+
+def error(status: int, reason: str, message: str, base: str, retry_after: int | None) -> str:
+    """A refusal as a browser shows it (the API answers the same refusal as JSON)."""
+    return render(
+        "serve_error.html",
+        title=f"{status} {reason}",
+        message=message,
+        base=base,
+        retry_after=retry_after,
     )

@@ -20,7 +20,8 @@ from autograder.errors import AutograderError
 
 
 class ServeConfigError(AutograderError):
-    """The service cannot start as configured (no token file outside JupyterHub, a bad rate)."""
+    """The service cannot start as configured (no token file outside JupyterHub, or one that is
+    unreadable, malformed or holds a short token; a bad rate)."""
 
 
 def _split(values) -> list[str]:
@@ -91,7 +92,10 @@ async def serve(args) -> None:
     if mode == "token":
         if not args.tokens:
             raise ServeConfigError("outside JupyterHub, --tokens FILE is needed (JSON {token: user})")
-        tokens = load_tokens(Path(args.tokens))
+        try:
+            tokens = load_tokens(Path(args.tokens))
+        except ValueError as exc:
+            raise ServeConfigError(f"--tokens {exc}") from None
     engine = _start_engine(args)
     if mode == "hub":
         url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))

@@ -1,10 +1,13 @@
 """`autograder serve`: the fair queue, the rate limit, the journal's recovery rule, and a real
 service process (standalone, token file, loopback): upload and feedback, who may read what,
-429/404/400, `nbgrader submit` picked up from the exchange, and a SIGKILL mid-queue followed by
-a restart that loses nothing and grades nothing twice."""
+every refusal with its message, status and headers (413 saying the limit, 429 with Retry-After,
+403 as HTML for a browser and JSON for a script, 404, 400), the instructors' page, a bad token
+file refused in one line, `nbgrader submit` picked up from the exchange, and a SIGKILL mid-queue
+followed by a restart that loses nothing and grades nothing twice."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import secrets
@@ -24,6 +27,7 @@ from autograder.serve.journal import Journal
 from autograder.serve.ratelimit import RateLimiter, parse_rate
 
 BIN = Path(sys.executable).parent
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
 # ---------------------------------------------------------------- the parts
@@ -127,6 +131,19 @@ def wait_until(predicate, timeout: float, what: str):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def raw_request(service, method: str, path: str, user: str | None, body: bytes | None = None, **headers):
+    """One request with the headers given; the status, the response's headers and its text."""
+    conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=300)
+    try:
+        if user:
+            headers["Authorization"] = f"token {service.tokens[user]}"
+        conn.request(method, path, body=body, headers={k.replace("_", "-"): v for k, v in headers.items()})
+        resp = conn.getresponse()
+        return resp.status, resp.headers, resp.read().decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
 def test_a_burst_does_not_starve_another_student(tmp_path, ps1):
     """The engine with one warm worker: a student's burst of six, then one from another student,
     whose feedback comes after at most two of the burst's (round-robin), not after all six."""
@@ -201,6 +218,19 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         assert service.request("GET", "/api/queue", "amy")[0] == 403
         status, queue = service.request("GET", "/api/queue", "prof")
         assert status == 200 and queue["graded_last_hour"] == 2 and len(queue["recent"]) == 2
+        status, _, page = raw_request(service, "GET", "/instructor", "prof")
+        assert status == 200 and "Queue empty — 2 results" in page and "No submissions yet" not in page
+
+        # a refusal is an HTML page for a browser, JSON for a script
+        status, headers, page = raw_request(service, "GET", f"/feedback/{amy['id']}", "ben", Accept=BROWSER)
+        assert status == 403 and headers["Content-Type"].startswith("text/html")
+        assert "<html" in page and "this submission is not yours" in page
+        status, headers, text = raw_request(service, "GET", f"/api/submissions/{amy['id']}", "ben")
+        assert status == 403 and headers["Content-Type"] == "application/json"
+        assert json.loads(text) == {"error": "this submission is not yours", "status": 403}
+        status, headers, page = raw_request(service, "GET", "/no/such/page", "amy", Accept=BROWSER)
+        assert status == 404 and headers["Content-Type"].startswith("text/html") and "no such page" in page
+        assert raw_request(service, "GET", "/no/such/page", "amy")[0] == 404
 
         # the same per-submission store and feedback page as `autograder grade`
         stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "amy.json").read_text())
@@ -209,10 +239,19 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
 
         # refusals
         assert service.submit("amy", good)[0] in (200, 202)  # the second of two allowed this hour
-        status, body = service.submit("amy", good)
-        assert status == 429 and "limit 2 per 1 h" in body["error"]
+        status, headers, text = raw_request(service, "POST", "/api/submit/ps1", "amy", good)
+        assert status == 429 and "limit 2 per 1 h" in json.loads(text)["error"]
+        assert 0 < int(headers["Retry-After"]) <= 3600
+        status, headers, page = raw_request(service, "POST", "/api/submit/ps1", "amy", good, Accept=BROWSER)
+        assert status == 429 and int(headers["Retry-After"]) > 0 and "limit 2 per 1 h" in page
         assert service.submit("cat", good, ps="ps9")[0] == 404
         assert service.submit("cat", b"not a notebook")[0] == 400
+        # 50 MB: read and dropped, then a 413 that says the limit (not tornado's bare 400)
+        status, headers, text = raw_request(service, "POST", "/api/submit/ps1", "cat", b"x" * (50 << 20))
+        assert status == 413 and "at most 16 MB" in json.loads(text)["error"]
+        status, _, page = raw_request(service, "POST", "/api/submit/ps1", "cat", b"x" * (50 << 20), Accept=BROWSER)
+        assert status == 413 and "at most 16 MB" in page
+        assert service.request("GET", "/health", None)[0] == 200  # and the service is still there
 
         # `nbgrader submit` lands in the exchange's inbound folder; the service picks it up
         student = tmp_path / "cat-home"
@@ -250,6 +289,32 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
     with Gradebook(db, course) as gb:
         scores = {s.student.id: s.score for s in gb.assignment_submissions(ps1.name)}
     assert scores["amy"] == scores["cat"] == ps1.max_score and scores["ben"] < ps1.max_score
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ('{"short": "amy"}', "tokens of 16 characters at least (too short for 'amy')"),
+        ("not json", "not JSON"),
+        ('["a list"]', "expected a JSON object {token: user name}"),
+        (None, "cannot read the token file"),
+    ],
+)
+def test_a_bad_token_file_is_one_line_and_exit_2(tmp_path, content, reason):
+    token_file = tmp_path / "tokens.json"
+    if content is not None:
+        token_file.write_text(content)
+    r = subprocess.run(
+        [sys.executable, "-m", "autograder", "serve", "ps1", "--out", str(tmp_path / "state")]
+        + ["--tokens", str(token_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"autograder serve: --tokens {token_file}: ")
+    assert reason in r.stderr and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "state").exists()  # refused before the workers start
 
 
 def test_kill_mid_queue_restart_loses_nothing_grades_nothing_twice(tmp_path, ps1, tokens):
