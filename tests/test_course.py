@@ -10,6 +10,7 @@ import pytest
 
 from autograder import course as course_module
 from autograder.course import Course, CourseNotFound, find_course, init_course, use_course
+from autograder.releasing.nbgrader_safety import release_ignore
 from autograder.spec import PointsMismatch, with_notebook_points
 
 
@@ -64,6 +65,10 @@ def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(c.root)).load_config()
     assert config.CourseDirectory.course_id == "demo101" and config.CourseDirectory.root == str(c.root)
+    # release_assignment: the problem sets' modules stay home, formula_check.py (PS1, PS4) goes out
+    ignore = config.CourseDirectory.ignore
+    assert ignore == release_ignore(c.root) and "formula_check.py" not in ignore
+    assert {"__init__.py", "sdpa.py", "layer_norm.py", "__pycache__", ".ipynb_checkpoints"} <= set(ignore)
     with pytest.raises(CourseNotFound, match="not empty"):
         init_course(c.root)
 

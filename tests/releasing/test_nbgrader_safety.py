@@ -1,6 +1,8 @@
-"""Under examples/nbgrader_config.py, nbgrader's own commands cannot spoil the kit's release:
-`nbgrader generate_assignment` is refused with the command to use instead (before anything is
-written), and only the student files of the kit's release (never questions.py) reach the exchange."""
+"""Under examples/nbgrader_config.py, and under the nbgrader_config.py that `autograder init`
+writes, nbgrader's own commands cannot spoil the release: `nbgrader generate_assignment` is
+refused with the command to use instead (before anything is written), and exactly the files
+`autograder release` wrote (the notebook and formula_check.py, never a problem-set module) reach
+the exchange."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.course import find_course
+from autograder.course import find_course, init_course
 from autograder.spec import REPO_ROOT
 
 BIN = Path(sys.executable).parent
@@ -86,3 +88,51 @@ def test_the_kits_own_release_is_not_refused_in_a_process_that_loaded_the_config
     built = build_release(ps1, tmp_path / "scratch")
     text = (built / ps1.notebook).read_text()  # build_release's verify_clean stage also ran
     assert "visible checks passed for" in text and "# autograder: visible checks for" not in text
+
+
+def test_an_init_course_releases_formula_check_and_refuses_generate_assignment(tmp_path):
+    """PS1's notebook imports formula_check.py: in a course made by `autograder init`, nbgrader's
+    release_assignment must hand it out, and generate_assignment must not overwrite release/."""
+    course, exchange = init_course(tmp_path / "course", "demo101").root, tmp_path / "exchange"
+    env = {
+        **os.environ,
+        "NBGRADER_EXCHANGE": str(exchange),
+        "HOME": str(tmp_path),
+        "PATH": f"{BIN}:{os.environ['PATH']}",
+    }
+    env.pop("AUTOGRADER_COURSE", None)
+
+    def run(*command):
+        return subprocess.run(command, cwd=course, env=env, capture_output=True, text=True, timeout=300)
+
+    r = run(sys.executable, "-m", "autograder", "release", "ps1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    release = course / "release" / "ps1_attention"
+    released = snapshot(release)
+    assert {"ps1_attention.ipynb", "formula_check.py"} <= set(released)
+    before = snapshot(course / "release")
+
+    for args in (["generate_assignment", "ps1_attention"], ["generate_assignment", "ps1_attention", "--force"]):
+        r = run(str(BIN / "nbgrader"), *args)
+        assert r.returncode != 0, r.stdout + r.stderr
+        assert "autograder release" in r.stdout + r.stderr
+        assert snapshot(course / "release") == before  # not one byte of the release changed, nothing added
+
+    # a stray problem-set module in the release folder stays home
+    shutil.copy(course / "source" / "ps1_attention" / "sdpa.py", release / "sdpa.py")
+    r = run(str(BIN / "nbgrader"), "release_assignment", "ps1_attention")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert snapshot(exchange / "demo101" / "outbound" / "ps1_attention") == released
+
+
+def test_the_example_config_takes_the_same_ignore_list_from_the_kit(tmp_path, monkeypatch):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.releasing.nbgrader_safety import SHIPPED_BESIDE_NOTEBOOK, release_ignore
+    from autograder.releasing.visible_checks import HELPER_MODULE
+
+    monkeypatch.setenv("AUTOGRADER_KIT", str(REPO_ROOT))
+    monkeypatch.setenv("COURSE_ROOT", str(tmp_path / "course"))
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT / "examples")).load_config()
+    assert config.CourseDirectory.ignore == release_ignore(REPO_ROOT)
+    assert SHIPPED_BESIDE_NOTEBOOK == {f"{HELPER_MODULE}.py"}  # what add_formula_helper writes
