@@ -112,7 +112,11 @@ def test_an_init_course_releases_formula_check_and_refuses_generate_assignment(t
     assert {"ps1_attention.ipynb", "formula_check.py"} <= set(released)
     before = snapshot(course / "release")
 
-    for args in (["generate_assignment", "ps1_attention"], ["generate_assignment", "ps1_attention", "--force"]):
+    for args in (
+        ["generate_assignment", "ps1_attention"],
+        ["generate_assignment", "ps1_attention", "--force"],
+        ["assign", "ps1_attention", "--force"],
+    ):
         r = run(str(BIN / "nbgrader"), *args)
         assert r.returncode != 0, r.stdout + r.stderr
         assert "autograder release" in r.stdout + r.stderr
