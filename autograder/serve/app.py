@@ -280,7 +280,7 @@ class Instructors(ApiLogin):
         recent = self.engine.journal.recent(50)
         if what == "instructor":
             results = self.engine.journal.results_count()
-            return self.finish(pages.instructor(self.engine.stats(), queued, recent, results, self.base))
+            return self.finish(pages.instructor(self.engine.stats(), queued, recent, self.base, results))
         self.write_json(
             {
                 **self.engine.stats(),

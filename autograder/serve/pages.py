@@ -41,7 +41,9 @@ def not_graded(job) -> str:
     )
 
 
-def instructor(stats: dict, queued, recent, results: int, base: str) -> str:
+def instructor(stats: dict, queued, recent, base: str, results: int | None = None) -> str:
+    """``results``: how many submissions have been graded in all (``recent`` holds the latest
+    few), said beside an empty queue; by default those in ``recent``."""
     return render(
         "serve_instructor.html",
         title="Grading service — instructors",
@@ -49,7 +51,7 @@ def instructor(stats: dict, queued, recent, results: int, base: str) -> str:
         latency=sorted(j.finished - j.received for j in recent if j.finished),
         queued=queued,
         recent=recent,
-        results=results,
+        results=len(recent) if results is None else results,
         base=base,
         when=_when,
     )

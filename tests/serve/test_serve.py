@@ -252,6 +252,21 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         status, _, page = raw_request(service, "POST", "/api/submit/ps1", "cat", b"x" * (50 << 20), Accept=BROWSER)
         assert status == 413 and "at most 16 MB" in page
         assert service.request("GET", "/health", None)[0] == 200  # and the service is still there
+        # the upload form's multipart body, streamed and parsed as tornado would (an instructor: no limit)
+        form = (
+            b'--B\r\nContent-Disposition: form-data; name="notebook"; filename="ps1.ipynb"\r\n\r\n'
+            + good
+            + b"\r\n--B--\r\n"
+        )
+        status, headers, _ = raw_request(
+            service,
+            "POST",
+            "/api/submit/ps1?wait=120&redirect=1",
+            "prof",
+            form,
+            Content_Type="multipart/form-data; boundary=B",
+        )
+        assert status == 302 and headers["Location"].startswith("/feedback/")
 
         # `nbgrader submit` lands in the exchange's inbound folder; the service picks it up
         student = tmp_path / "cat-home"
