@@ -200,7 +200,8 @@ class Submit(ApiLogin):
     def prepare(self):
         self.chunks, self.received, self.too_large = [], 0, False
         self.request.connection.set_max_body_size(DRAIN_MAX_BYTES)
-        declared = int(self.request.headers.get("Content-Length") or 0)
+        length = self.request.headers.get("Content-Length", "")
+        declared = int(length) if length.isdigit() else 0  # a malformed one: tornado refuses it next
         waiting = self.request.headers.get("Expect", "").lower() == "100-continue"
         if declared > MAX_UPLOAD_BYTES + MULTIPART_SLACK and (waiting or declared > DRAIN_MAX_BYTES):
             raise Refusal(413, upload_limit_message())  # the client has not sent it (or too much to read)
