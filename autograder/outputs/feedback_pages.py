@@ -9,22 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.grading.hand_graded import PENDING, hand_graded
 from autograder.grading.storage import safe_name
+from autograder.outputs.exports import in_notebook_order, pending_hand_graded, question_titles
 from autograder.outputs.templating import render
 from autograder.spec import Assignment
 
 
 def feedback_page(assignment: Assignment, student: str, rec: dict) -> str:
     """The page of one student's record (a results.json entry, or the service's student view)."""
-    questions = rec["questions"]
-    graded = [
-        dict(questions[q.grade_id], title=q.title or q.grade_id)
-        for q in assignment.questions
-        if q.grade_id in questions
-    ]
-    hand_titles = {h.grade_id: h.title for h in hand_graded(assignment)}
-    pending = [dict(q, title=hand_titles.get(gid, gid)) for gid, q in questions.items() if q.get("status") == PENDING]
+    titles = dict(question_titles(assignment))
+    graded = [dict(q, title=titles[gid]) for gid, q in in_notebook_order(assignment, rec["questions"])]
+    pending = [dict(q, title=title) for _, title, q in pending_hand_graded(assignment, rec["questions"])]
     return render(
         "feedback.html",
         title=f"{assignment.name} — feedback for {student}",

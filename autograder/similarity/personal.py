@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.grading.kept_answers import personal_answers as personal_answers  # kept when grading
 from autograder.grading.kept_answers import personal_questions
 from autograder.sandbox import wire
 from autograder.spec import Assignment, Probe, Question

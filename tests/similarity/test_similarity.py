@@ -15,11 +15,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 import similarity_cohort as cohort  # noqa: E402
 
+from autograder.grading.kept_answers import personal_answers  # noqa: E402
 from autograder.releasing.sample_submissions import make_notebook, solution_sources, write_submission  # noqa: E402
 from autograder.releasing.stages import released_notebook  # noqa: E402
 from autograder.similarity import code as sc  # noqa: E402
 from autograder.similarity.evidence import analyse, report_section, write_similarity  # noqa: E402
-from autograder.similarity.personal import EXAMPLE_STUDENT_ID, check_personal, personal_answers  # noqa: E402
+from autograder.similarity.personal import EXAMPLE_STUDENT_ID, check_personal  # noqa: E402
 
 
 def _results_json(out: Path, assignment, students) -> None:
