@@ -17,9 +17,9 @@ def ps1():
 @pytest.fixture(scope="session")
 def demo_results(ps1, tmp_path_factory):
     """The demo's sample cohort, graded once through the real sandbox."""
-    from autograder.cli.demo import make_samples
     from autograder.grading.cohort import grade_cohort
     from autograder.intake.collect import collect_folder
+    from autograder.releasing.sample_submissions import make_samples
 
     root = tmp_path_factory.mktemp("demo")
     make_samples(root / "in")

@@ -211,6 +211,12 @@ def test_no_import_runs_against_the_flow():
         if (module == importer or module.startswith(importer + "."))
         and (dep == imported or dep.startswith(imported + "."))
     ]
+    wrong += [
+        f"{module} imports {dep} (only the command line and __main__ may)"
+        for module, deps in graph.items()
+        for dep in deps
+        if dep.startswith("autograder.cli") and not module.startswith(("autograder.cli", "autograder.__main__"))
+    ]
     assert not wrong, "imports against the flow:\n" + "\n".join(sorted(wrong))
 
 

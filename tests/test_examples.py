@@ -15,8 +15,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.cli.demo import make_samples
 from autograder.cli.main import build_parser
+from autograder.releasing.sample_submissions import make_samples
 from autograder.spec import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"

@@ -24,8 +24,7 @@ from pathlib import Path
 
 def make_batch(root: Path, n: int) -> dict[str, bool]:
     """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
-    from autograder.cli.demo import MISSING_SCALE
-    from autograder.releasing.sample_submissions import make_notebook, write_submission
+    from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook, write_submission
     from autograder.spec import load_assignment
 
     assignment = load_assignment("ps1_attention")

@@ -11,32 +11,7 @@ import time
 from pathlib import Path
 
 from autograder.cli.options import add_grading_options, sandbox_config
-
-MISSING_SCALE = """def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1)            # forgot the 1/sqrt(d_k)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
-"""
-
-RAISES = """def scaled_dot_product_attention(q, k, v, mask=None):
-    raise ValueError("I did not get to this one")
-"""
-
-CHEATS = """import numpy
-numpy.testing.assert_allclose = lambda *a, **k: None   # silence the visible checks
-torch.allclose = lambda *a, **k: True
-def scaled_dot_product_attention(q, k, v, mask=None):
-    return torch.zeros(*q.shape[:-1], v.shape[-1])
-"""
-
-SAMPLES = {
-    "alice": ("correct", {}),
-    "bob": ("forgets 1/sqrt(d_k)", {"sdpa_impl": MISSING_SCALE}),
-    "carol": ("raises an exception", {"sdpa_impl": RAISES}),
-    "dave": ("hands in the release unchanged", None),
-    "eve": ("monkeypatches the checks, returns zeros", {"sdpa_impl": CHEATS}),
-}
+from autograder.releasing.sample_submissions import SAMPLES, make_samples
 
 
 def add_parser(subparsers, parents) -> None:
@@ -48,18 +23,6 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args) -> int:
     return run_demo(Path(args.out), workers=args.workers, sandbox=sandbox_config(args))
-
-
-def make_samples(root: Path) -> None:
-    from autograder.releasing.sample_submissions import make_notebook, write_submission
-    from autograder.spec import load_assignment
-
-    assignment = load_assignment("ps1_attention")
-    for student, (_, replacements) in SAMPLES.items():
-        nb = (
-            make_notebook(assignment, solved=False) if replacements is None else make_notebook(assignment, replacements)
-        )
-        write_submission(root, student, assignment, nb)
 
 
 def run_demo(out: Path, *, workers: int = 2, sandbox=None) -> int:

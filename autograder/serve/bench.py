@@ -146,8 +146,7 @@ def _pct(values: list[float], p: float) -> float:
 def _notebooks():
     import nbformat
 
-    from autograder.cli.demo import MISSING_SCALE
-    from autograder.releasing.sample_submissions import make_notebook
+    from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook
     from autograder.spec import load_assignment
 
     ps1 = load_assignment("ps1")

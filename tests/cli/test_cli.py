@@ -6,8 +6,7 @@ import subprocess
 import sys
 from xml.etree import ElementTree as ET
 
-from autograder.cli.demo import make_samples
-from autograder.releasing.sample_submissions import make_notebook, write_submission
+from autograder.releasing.sample_submissions import make_notebook, make_samples, write_submission
 
 
 def autograder(*args, cwd=None):

@@ -2,9 +2,9 @@
 
 import pytest
 
-from autograder.cli.demo import make_samples
 from autograder.grading.cohort import grade_cohort
 from autograder.intake.collect import collect_folder
+from autograder.releasing.sample_submissions import make_samples
 
 distributed = pytest.importorskip("distributed")
 

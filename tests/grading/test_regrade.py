@@ -15,9 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.cli.demo import MISSING_SCALE
 from autograder.grading.cohort import verdict_sources
-from autograder.releasing.sample_submissions import make_notebook, write_submission
+from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook, write_submission
 from autograder.spec import REPO_ROOT
 
 BIN = Path(sys.executable).parent

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from autograder.cli.demo import make_samples
+from autograder.releasing.sample_submissions import make_samples
 
 HIDDEN = ("probes", "standard_normal", "def ", "Traceback", "reference(")
 
