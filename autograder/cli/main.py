@@ -14,9 +14,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.cli import bench, demo, grade, gradescope, init, release, report, selftest, serve, similarity, validate
+from autograder.cli import (
+    bench,
+    demo,
+    final,
+    grade,
+    gradescope,
+    init,
+    release,
+    report,
+    selftest,
+    serve,
+    similarity,
+    validate,
+)
 
-SUBCOMMANDS = (init, release, grade, demo, selftest, validate, bench, report, gradescope, similarity, serve)
+SUBCOMMANDS = (init, release, grade, final, demo, selftest, validate, bench, report, gradescope, similarity, serve)
 
 
 def common_options() -> argparse.ArgumentParser:

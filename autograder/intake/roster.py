@@ -35,6 +35,24 @@ class Person:
     section: str = ""
     lms: dict[str, str] = field(default_factory=dict)  # column -> value (canvas "ID", SIS User ID, ...)
 
+    @property
+    def first_last(self) -> tuple[str, str]:
+        """(first name, last name) as nbgrader's gradebook keeps them: ``"Smith, John"`` (Canvas)
+        and ``"John Smith"`` are both John / Smith; a single word is the last name."""
+        if "," in self.name:
+            last, first = (part.strip() for part in self.name.split(",", 1))
+            return first, last
+        first, _, last = self.name.strip().rpartition(" ")
+        return first.strip(), last.strip()
+
+    def lms_id(self, *preferred: str) -> str:
+        """The first of the ``preferred`` LMS columns present (case-insensitively), else any."""
+        by_name = {k.lower(): v for k, v in self.lms.items()}
+        for column in preferred:
+            if by_name.get(column.lower()):
+                return by_name[column.lower()]
+        return ""
+
 
 class Roster:
     def __init__(self, people: list[Person]):

@@ -6,7 +6,9 @@ makes Canvas create a new assignment. The row after the header is ``Points Possi
 Canvas matches students by ``ID`` (its user id) or, failing that, the SIS ids, so these come
 from the roster (a Canvas gradebook export works as one) or, without one, from the student
 ids themselves when they are Canvas user ids (a Canvas submissions zip is named by them).
-The score is the autograded total; hand-graded points are added in formgrader/Canvas.
+The score is the record's: the autograded total after ``autograder grade``, the final grade
+(hand-graded points and overrides included, as ``nbgrader export``) after ``autograder
+final-grades``; ``Points Possible`` is the results' ``max_score`` likewise.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ def canvas_rows(
     assignment: Assignment, results: dict, roster: Roster | None = None, column: str | None = None
 ) -> list[list[str]]:
     title = column or assignment.name
-    rows = [CANVAS_FIXED + [title], ["    Points Possible", "", "", "", "", _number(assignment.max_score)]]
+    rows = [
+        CANVAS_FIXED + [title],
+        ["    Points Possible", "", "", "", "", _number(results.get("max_score", assignment.max_score))],
+    ]
     for student in sorted(results["students"]):
         rec = results["students"][student]
         person = roster.people.get(student) if roster else None

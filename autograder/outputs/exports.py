@@ -26,6 +26,19 @@ def pending_hand_graded(assignment: Assignment, questions: dict):
     return [(gid, titles.get(gid, gid), q) for gid, q in questions.items() if q.get("status") == PENDING]
 
 
+def record_notes(rec: dict) -> list[str]:
+    """What a record's reader is told besides the scores: the LMS's late marker, the intake's
+    flag (unreadable, another assignment's notebook), a late-submission penalty."""
+    said = []
+    if rec.get("late"):
+        said.append("handed in late (the LMS marked this submission LATE)")
+    if rec.get("flag"):
+        said.append(f"flagged {rec['flag']}: {rec.get('flag_reason') or ''}".rstrip(": "))
+    if rec.get("late_submission_penalty"):
+        said.append(f"late-submission penalty: −{float(rec['late_submission_penalty']):g} points")
+    return said
+
+
 def table(assignment: Assignment, results: dict, shown: int = 3) -> str:
     """One line per student, then one indented line per question that did not pass."""
     n = len(assignment.questions)

@@ -14,7 +14,17 @@ What formgrader then shows, as after ``nbgrader autograde``:
   an SQLite gradebook (nbgrader's own ``default_course`` only when there is no config);
 * only students who handed in a notebook become students;
 * given the course directory, each submitted notebook is copied to
-  ``autograded/{student}/{assignment}/`` — the file formgrader's grading view opens.
+  ``autograded/{student}/{assignment}/`` — the file formgrader's grading view opens — with each
+  autograded test cell's output the grader's verdict and feedback (formgrader_notebooks.py);
+* a hand-graded answer left as released scores 0 and leaves the manual queue, as nbgrader's
+  autograde does; the others wait for a grader;
+* given a roster, students carry its names, e-mail and LMS id (formgrader lists them by name).
+
+nbgrader's ``add_submission`` builds the submission's rows while SQLAlchemy 2's autoflush is on:
+reading ``submission.assignment.notebooks`` flushes objects not yet added to the session, and
+SQLAlchemy warns (SAWarning "… not in session, add operation along … will not proceed") on
+every new submission. It is called under ``no_autoflush`` here, so the rows are added together
+when nbgrader adds the submission.
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.errors import AutograderError
+from autograder.grading.hand_graded import PENDING, hand_graded
+from autograder.intake.roster import Roster
+from autograder.outputs.formgrader_notebooks import unanswered, write_annotated
 from autograder.releasing.stages import (
     ReleaseContext,
     alembic_on_path,
@@ -158,11 +171,13 @@ def record_results(
     course_id: str | None = None,
     notebooks: dict[str, Path] | None = None,
     course: Course | None = None,
+    roster: str | Path | None = None,
 ) -> int:
     """Write the auto-scores of ``students`` (default: all in results who handed in a notebook).
 
-    Returns the number of grades written. ``notebooks`` (student -> submitted notebook) are copied
-    to the course's ``autograded/`` folder when the course directory is known.
+    Returns the number of grades written. ``notebooks`` (student -> submitted notebook) tell the
+    hand-graded cells left unanswered, and are copied (annotated) to the course's ``autograded/``
+    folder when the course directory is known. ``roster`` (a CSV) names the students.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -176,49 +191,96 @@ def record_results(
         if students is not None
         else [s for s, rec in results["students"].items() if not _nothing_handed_in(rec)]
     )
+    people = Roster.read(Path(roster)) if roster else None
+    notebooks = notebooks or {}
     written = 0
     with Gradebook(db_url, course.course_id) as gb:
+        checksums = _hand_graded_checksums(gb, assignment, notebook_id)
         for student in wanted:
             rec = results["students"].get(student)
             if rec is None:
                 continue
-            gb.update_or_create_student(student)
+            gb.update_or_create_student(student, **_person(people, student))
             submitted_at = _timestamp(rec.get("submitted_at"))
             try:
                 submission = gb.find_submission(assignment.name, student)
             except MissingEntry:
-                submission = gb.add_submission(assignment.name, student)
+                with gb.db.no_autoflush:  # see the module docstring: no SAWarning
+                    submission = gb.add_submission(assignment.name, student)
             if submitted_at is not None:  # formgrader shows it; late penalties use it
                 submission.timestamp = submitted_at
+            left_blank = unanswered(notebooks[student], checksums) if student in notebooks else set()
             for grade_id, q in rec["questions"].items():
-                if q.get("status") == "pending":
-                    continue  # hand-graded: formgrader's manual queue keeps it
                 try:
                     grade = gb.find_grade(grade_id, notebook_id, assignment.name, student)
                 except MissingEntry:
                     continue
-                _mark_autograded(grade, float(q["score"]))
+                if q.get("status") != PENDING:
+                    _mark_autograded(grade, float(q["score"]))
+                elif student not in notebooks:
+                    continue  # no notebook to tell: as recorded before (the manual queue's)
+                elif grade_id in left_blank:
+                    _mark_autograded(grade, 0.0)  # nbgrader's determine_grade: no response, 0
+                else:
+                    _wait_for_grader(grade)  # answered: formgrader's manual queue keeps it
                 written += 1
             gb.db.commit()
     if course.root is not None and notebooks:
-        copy_autograded(assignment, course.root, {s: p for s, p in notebooks.items() if s in set(wanted)})
+        copy_autograded(
+            assignment,
+            course.root,
+            {s: p for s, p in notebooks.items() if s in set(wanted)},
+            {s: rec["questions"] for s, rec in results["students"].items()},
+        )
     return written
+
+
+def _person(people: Roster | None, student: str) -> dict:
+    """The gradebook's Student fields from the roster (nothing without one: names stay)."""
+    person = people.people.get(student) if people else None
+    if person is None:
+        return {}
+    first, last = person.first_last
+    fields = {"first_name": first or None, "last_name": last or None, "email": person.email or None}
+    fields["lms_user_id"] = person.lms_id("ID", "canvas_id", "lms_id", "moodle_id", "SIS User ID") or None
+    return {k: v for k, v in fields.items() if v}
+
+
+def _hand_graded_checksums(gb, assignment: Assignment, notebook_id: str) -> dict[str, str]:
+    """grade id -> the released cell's nbgrader checksum, for the hand-graded cells."""
+    from nbgrader.api import MissingEntry
+
+    found = {}
+    for hand in hand_graded(assignment):
+        try:
+            found[hand.grade_id] = gb.find_source_cell(hand.grade_id, notebook_id, assignment.name).checksum
+        except MissingEntry:
+            continue
+    return found
+
+
+def _wait_for_grader(grade) -> None:
+    """An answered hand-graded cell: no auto score; it needs a grader unless one has scored it."""
+    grade.auto_score = None
+    grade.needs_manual_grade = grade.manual_score is None
 
 
 def _nothing_handed_in(rec: dict) -> bool:
     return bool(rec.get("error")) and all(q.get("status") in ("missing", "pending") for q in rec["questions"].values())
 
 
-def copy_autograded(assignment: Assignment, course_root: Path, notebooks: dict[str, Path]) -> None:
-    """``autograded/{student}/{assignment}/{notebook}``: what formgrader's grading view opens."""
+def copy_autograded(
+    assignment: Assignment, course_root: Path, notebooks: dict[str, Path], questions: dict[str, dict] | None = None
+) -> None:
+    """``autograded/{student}/{assignment}/{notebook}``: what formgrader's grading view opens,
+    each autograded test cell carrying the grader's verdict (``questions``: student -> results)."""
     from autograder.grading.storage import safe_name
 
     for student, path in notebooks.items():
         if safe_name(student) != student:
             continue  # not a name nbgrader could have a folder for
         target = Path(course_root) / "autograded" / student / assignment.name / assignment.notebook
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+        write_annotated(Path(path), target, (questions or {}).get(student, {}))
         stamp = Path(path).parent / "timestamp.txt"
         if stamp.is_file():
             shutil.copyfile(stamp, target.parent / "timestamp.txt")

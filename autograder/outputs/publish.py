@@ -64,4 +64,5 @@ def publish(assignment: Assignment, results: dict, out: Path, outputs: Outputs) 
             students=outputs.graded_students,
             course_id=outputs.course_id,
             notebooks=outputs.notebooks,
+            roster=outputs.roster,
         )
