@@ -5,8 +5,10 @@ Counted per problem set over its known-wrong answers (each question's misconcept
 the killed mutants of each function question (``autograder.proving.mutation.analysis``; a mutant
 is killed when every self-test student's hidden probes reject it). A mutant's outcome is
 computed with the mutant installed, the verdict with it removed, so the reference — and the
-diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced,
-for the leak scan (tests/proving/test_feedback_leaks.py).
+diagnosis that re-runs it — are the real ones. ``texts`` keeps every feedback text produced;
+with every misconception text as written and the verdicts on typical wrong answers to each value
+or formula question (``leak_scan.judged_wrong_texts``) they go through the leak scan, whose
+count ends the problem set's line ("leaks 0") and whose findings follow it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class FeedbackAudit:
     kinds: dict = field(default_factory=lambda: {"named": 0, "diagnosed": 0, "crash": 0, "generic": 0})
     generic: list[str] = field(default_factory=list)  # "grade_id: answer name [status] feedback"
     texts: list[tuple[str, str]] = field(default_factory=list)  # (grade_id, feedback) seen
+    leaks: list[str] | None = None  # the leak scan's findings, once run
 
     @property
     def total(self) -> int:
@@ -55,7 +58,19 @@ class FeedbackAudit:
 
     def line(self) -> str:
         breakdown = ", ".join(f"{k} {v}" for k, v in self.kinds.items())
-        return f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total) + f" ({breakdown})"
+        line = f"{self.assignment}: " + SPECIFIC_LINE.format(n=self.specific, m=self.total) + f" ({breakdown})"
+        if self.leaks is None:
+            return line
+        return "\n    ".join([f"{line}; leaks {len(self.leaks)}", *(f"leak: {x[:300]}" for x in self.leaks)])
+
+    def scan(self, assignment: Assignment) -> list[str]:
+        """The leak scan over every text seen, every misconception text and the verdicts on typical
+        wrong answers to the value and formula questions."""
+        from autograder.judging.instructor_answers import SELFTEST_STUDENTS
+        from autograder.proving.leak_scan import judged_wrong_texts, leaks
+
+        self.leaks = leaks(assignment, [*self.texts, *judged_wrong_texts(assignment, SELFTEST_STUDENTS[0])])
+        return self.leaks
 
 
 def _rejected(question: Question, probes, outcome) -> bool:
@@ -145,7 +160,10 @@ def audit_assignment(
 
 
 def summary_line(audits: list[FeedbackAudit]) -> str:
-    return f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}"
+    leaks = sum(len(a.leaks or ()) for a in audits)
+    return (
+        f"specific_feedback: {sum(a.specific for a in audits)}/{sum(a.total for a in audits)}; feedback_leaks: {leaks}"
+    )
 
 
 def report(assignment: Assignment, audits: list[FeedbackAudit], mutation_results=None) -> str:
@@ -153,5 +171,6 @@ def report(assignment: Assignment, audits: list[FeedbackAudit], mutation_results
     ``mutation_results``: the self-test's ``MutationResult`` list, whose killed mutants are used."""
     killed = None if mutation_results is None else {r.grade_id: set(r.killed) for r in mutation_results}
     audit = audit_assignment(assignment, killed=killed)
+    audit.scan(assignment)
     audits.append(audit)
     return audit.line()

@@ -5,7 +5,8 @@ For every problem set:
 2. the unmodified release scores zero on every autograded item;
 3. every question rejects each of its known-wrong answers on several students' probes, and
    the feedback given is that misconception's own text; a question without a known-wrong
-   answer fails the self-test;
+   answer fails the self-test; no misconception text, nor the diagnosis of a typical wrong
+   answer to a value or formula question, holds an expected value or formula (``leak_scan``);
 4. the hidden probes follow the coverage rules (``autograder.proving.coverage``) and kill every
    non-equivalent mutant of each function question's reference (``autograder.proving.mutation.analysis``);
 5. (reported) how many known-wrong answers the visible checks already catch.
@@ -43,6 +44,15 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
                         f"({res.misconception or 'generic'}: {res.feedback[:80]})"
                     )
     return problems
+
+
+def check_leaks(assignment: Assignment) -> list[str]:
+    from autograder.proving.leak_scan import judged_wrong_texts, leaks
+
+    return [
+        f"feedback gives the answer away: {x}"
+        for x in leaks(assignment, judged_wrong_texts(assignment, SELFTEST_STUDENTS[0]))
+    ]
 
 
 def check_solution_and_release(assignment: Assignment, sandbox=None) -> list[str]:
@@ -90,7 +100,7 @@ class SelftestReport:
 def run_selftest(assignment: Assignment, sandbox=None, *, sandboxed: bool = True) -> SelftestReport:
     from autograder.releasing.visible_checks import visible_catches
 
-    report = SelftestReport(check_misconceptions(assignment))
+    report = SelftestReport(check_misconceptions(assignment) + check_leaks(assignment))
     probe_problems, report.mutation = check_probes(assignment)
     report.problems += probe_problems
     report.visible_caught = visible_catches(assignment)

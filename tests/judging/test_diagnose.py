@@ -487,9 +487,9 @@ def test_no_diagnosis_from_one_probe_that_happens_to_fit():
 
     def wrong(table, t_q, t_k, bidirectional=True):
         if bidirectional:
-            return t5_bias_matrix(table, t_q, t_k, True)
+            return t5_bias_matrix(table, t_q, t_k, True, num_buckets=len(table))
         rel = torch.arange(t_q)[:, None] - torch.arange(t_k)[None, :]  # query minus key
-        return torch.as_tensor(table)[t5_relative_bucket(rel, False)].permute(2, 0, 1)
+        return torch.as_tensor(table)[t5_relative_bucket(rel, False, num_buckets=len(table))].permute(2, 0, 1)
 
     res = verdict(question, assignment, wrong)
     assert res.status == "failed" and res.diagnosis != "axes", res.feedback

@@ -3,118 +3,26 @@ problem set (and for its killed mutants) never contains the expected value of a 
 question, the expected formula, the name of a hidden probe function or a seed; question titles
 contain no expected formula either."""
 
-import re
-
-import numpy as np
 import pytest
 import sympy
 from conftest import problem_set_params
 
 from autograder.judging.instructor_answers import SELFTEST_STUDENTS
+from autograder.judging.outcome import Outcome
+from autograder.judging.verdict import judge
 from autograder.proving.feedback_audit import FeedbackAudit, audit_known_wrong, audit_mutants
-from autograder.spec import FunctionSource, list_assignments, load_assignment
+from autograder.proving.leak_scan import answer_forms, judged_wrong_texts, leaks, squash
+from autograder.spec import list_assignments, load_assignment
 
 STUDENT = SELFTEST_STUDENTS[0]
 
 
-def squash(text: str) -> str:
-    """One spelling for formulas: no spaces or multiplication signs, powers as superscripts."""
-    text = text.replace("**", "^").replace("·", "").replace("*", "").replace("×", "").replace(" ", "")
-    text = text.replace("−", "-")
-    return re.sub(r"\^(\d)", lambda m: "⁰¹²³⁴⁵⁶⁷⁸⁹"[int(m.group(1))], text)
-
-
-def number_forms(value) -> set[str]:
-    """How an expected number could be printed (only numbers specific enough to be an answer)."""
-    forms = set()
-    if isinstance(value, (bool, np.bool_)) or value is None:
-        return forms
-    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and float(value).is_integer()):
-        v = int(value)
-        if abs(v) >= 100:
-            forms |= {str(v), f"{v:,}", f"{v:_}"}
-        return forms
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if v != 0 and 1e-6 < abs(v) < 1e9:
-            forms |= {f"{v:.4f}", f"{v:.3g}" if abs(v) < 1 else f"{v:.4g}"}
-    return {f for f in forms if len(f.strip("-0.")) >= 3}
-
-
 def expected_forms(question, assignment) -> set[str]:
-    probe = question.probes_for(STUDENT, assignment)[0]
-    value = question.reference(**probe.kwargs) if question.personal else question.reference()
-    if isinstance(value, sympy.Expr):
+    numbers, formulas = answer_forms(assignment, STUDENT)
+    if question.grade_id in formulas:
+        value = formulas[question.grade_id][0]
         return {squash(str(value)), squash(str(sympy.expand(value)))}
-    forms: set[str] = set()
-
-    def walk(v):
-        if isinstance(v, dict):
-            for item in v.values():
-                walk(item)
-        elif isinstance(v, (list, tuple)):
-            for item in v:
-                walk(item)
-        elif hasattr(v, "detach"):
-            walk(v.detach().cpu().numpy())
-        elif isinstance(v, np.ndarray):
-            for item in v.ravel().tolist()[:64]:
-                walk(item)
-        else:
-            forms.update(number_forms(v))
-
-    walk(value)
-    return forms
-
-
-def hidden_function_names(assignment) -> set[str]:
-    visible = {a.name for q in assignment.questions for p in q.visible for a in p.args if isinstance(a, FunctionSource)}
-    hidden = set()
-    for q in assignment.questions:
-        if q.call and q.probes is not None:
-            for s in SELFTEST_STUDENTS:
-                hidden |= {a.name for p in q.probes_for(s, assignment) for a in p.args if isinstance(a, FunctionSource)}
-    return hidden - visible
-
-
-def public_labels(assignment) -> dict[str, list[str]]:
-    """Per question, the probe labels feedback may show (``public_label``: no seed, no hidden name) —
-    by design, not a leak: "base = 100" in a label is the probe's own argument, not an answer."""
-    from autograder.judging.verdict import public_label
-
-    out = {}
-    for q in assignment.questions:
-        if q.call and q.probes is not None:
-            out[q.grade_id] = sorted(
-                {public_label(p, i) for s in SELFTEST_STUDENTS for i, p in enumerate(q.probes_for(s, assignment))},
-                key=len,
-                reverse=True,
-            )
-    return out
-
-
-def leaks(assignment, texts: list[tuple[str, str]]) -> list[str]:
-    value_forms = {q.grade_id: expected_forms(q, assignment) for q in assignment.questions if not q.call}
-    names = hidden_function_names(assignment)
-    labels = public_labels(assignment)
-    found = []
-    for gid, text in texts:
-        for label in labels.get(gid, ()):
-            if len(label) > 8:  # a short label ("probe 3") could hide a real leak in a longer text
-                text = text.replace(label, "‹label›")
-        squashed = squash(text)
-        for vid, forms in value_forms.items():
-            for form in forms:
-                if (
-                    (form in squashed)
-                    if not form.replace(",", "").replace(".", "").lstrip("-").isdigit()
-                    else re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d,]|\.\d)", text)
-                ):
-                    found.append(f"{gid}: the expected value of {vid} ({form}) in: {text}")
-        found += [f"{gid}: hidden probe function {n!r} in: {text}" for n in names if re.search(rf"\b{n}\b", text)]
-        if re.search(r"\bseeds?\s*=?\s*\d", text):
-            found.append(f"{gid}: a seed in: {text}")
-    return found
+    return numbers.get(question.grade_id, set())
 
 
 @pytest.mark.parametrize("name", list_assignments())
@@ -161,3 +69,39 @@ def test_the_scan_finds_a_leak():
     found = leaks(ps1, texts)
     assert {f.split(":")[0] for f in found} == {"real_models", "qk_flops_formula", "x"}, found
     assert leaks(ps5, [("equivariance_tester", "first_token_special: True is not the expected value")])
+
+
+def test_the_scan_reads_a_formula_in_any_spelling():
+    """−m·i, −i·m, - m * i and i·(−m) are PS4's expected difference; its question's own statement
+    m·(j − i) − m·j is not."""
+    ps4 = load_assignment("ps4_alibi")
+    for text in ("they differ by −m·i here", "it is −i·m.", "so - m * i, a constant", "i·(−m) along each row"):
+        assert leaks(ps4, [("bias_difference", text)]), text
+    assert not leaks(ps4, [("bias_difference", "m·(j − i) − m·j is what is asked; m·i is not it")])
+
+
+@pytest.mark.parametrize("name", list_assignments())
+def test_misconception_texts_and_diagnoses_give_nothing_away(name):
+    """Every misconception text as written (a text is read whether or not its answer is recognised)
+    and the diagnosis of each typical wrong answer (0, the opposite sign, twice, a term left out
+    or added) to every value or formula question, misconceptions removed."""
+    assignment = load_assignment(name)
+    texts = judged_wrong_texts(assignment, STUDENT)
+    assert texts
+    assert leaks(assignment, texts) == []
+
+
+def test_a_zero_difference_is_not_told_the_difference():
+    """Issue 27: PS4's bias_difference answered 0 was told "they differ by −m·i". Its diagnosis,
+    misconceptions removed, says a term is missing without naming it."""
+    import dataclasses
+
+    assignment = load_assignment("ps4_alibi")
+    question = dataclasses.replace(assignment.question("bias_difference"), misconceptions=())
+    probes = question.probes_for(STUDENT, assignment)
+    for answer in ("0", "m*i", "-m*j"):
+        result = judge(question, probes, Outcome("returned", [{"value": answer}]))
+        assert result.status == "failed" and result.diagnosis == "formula_terms", result.feedback
+        assert not leaks(assignment, [("bias_difference", result.feedback)]), result.feedback
+    zero = judge(question, probes, Outcome("returned", [{"value": "0"}]))
+    assert "missing" in zero.feedback and "m·i" not in zero.feedback and "i·m" not in zero.feedback

@@ -32,6 +32,7 @@ from autograder.judging.diagnosis.locations import (
     find_stripes,
     which_inputs,
 )
+from autograder.judging.diagnosis.mechanisms import find_blocked_entries, find_scaled_input
 from autograder.judging.diagnosis.relations import (
     find_axes,
     find_factor,
@@ -62,7 +63,10 @@ FINDERS = (
     find_mask,
     find_argument,
     find_primitive_variants,
+    find_scaled_input,
+    find_blocked_entries,
     find_precision,
+    # where the errors are: only once no relation (a factor, a scale, a mask, −∞) explains them
     find_masked_rows,
     find_edge,
     find_input_region,

@@ -1,10 +1,12 @@
 """Term-by-term comparison of a wrong polynomial formula with the expected one.
 
-"Your d² terms agree; your d term is too small; a term in h is not part of the answer." The
-text names the student's own terms and, for the expected formula, only *which* monomials agree,
-differ or are missing — never an expected coefficient, so the full expected formula is never
-printed. The comparison runs in a forked child with a time limit (an answer such as (d + h)**60
-expands slowly), through ``symbolic``'s own fork helper.
+"Your d² terms agree; your d term is too small; 2·h is not part of the answer; a term of the
+answer is missing." The text names the student's own terms only: which of them agree, have the
+wrong sign, are too large or too small, are not part of the answer, and how many of the answer's
+terms are missing — never a term the student does not have, nor an expected coefficient (issue 27:
+"a term in m·i is missing" beside an answer of 0 gives the answer away). The comparison runs in a
+forked child with a time limit (an answer such as (d + h)**60 expands slowly), through
+``symbolic``'s own fork helper.
 """
 
 from __future__ import annotations
@@ -74,8 +76,12 @@ def _compare(student, expected, symbols, report) -> None:
     if agree:
         parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
     parts += wrong
-    if missing:
-        parts.append(f"a term in {' and one in '.join(missing)} is missing")
+    if missing:  # never named: "a term in m·i is missing" next to an answer of 0 is the answer
+        parts.append(
+            "a term of the answer is missing (one your formula has no term like)"
+            if len(missing) == 1
+            else f"{len(missing)} terms of the answer are missing (ones your formula has no term like)"
+        )
     if extra:
         parts.append(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not part of the answer")
     report(("text", "; ".join(parts) if parts else None))

@@ -42,18 +42,30 @@ def find_masked_rows(ctx: Context) -> Diagnosis | None:
         masks = [a for a in case.probe.args if isinstance(a, np.ndarray) and a.dtype == bool]
         if off is None or not masks or off.ndim < 2:
             return None
-        try:
-            empty = ~np.broadcast_to(masks[0], (*off.shape[:-1], masks[0].shape[-1])).any(-1)
-        except ValueError:
-            return None
-        if not empty.any() or np.any(off.any(-1) & ~empty):
+        empty = _empty_rows(masks[0], off.shape[:-1])
+        if empty is None or not empty.any() or np.any(off.any(-1) & ~empty):
             return None
     return Diagnosis(
         "masked_rows",
-        "only the rows whose mask allows no position at all are wrong: such a "
-        "row must come out as the specification says (a zero row here), not NaN "
-        "or an average",
+        "only the rows whose mask allows no position at all (a query with every key masked) are "
+        "wrong: such a row must come out as the specification says — its attention weights all "
+        "zero, so no value contributes — not NaN, nor uniform weights that average the values",
     )
+
+
+def _empty_rows(mask: np.ndarray, rows: tuple[int, ...]) -> np.ndarray | None:
+    """Where the mask allows no position, in the shape of the output's rows (its shape without the
+    last axis): the mask's own rows, or with its size-1 axes (heads, a broadcast query axis) dropped
+    one at a time until they broadcast — (B, 1, 1, T_k) for an output (B, T_q, d). None if none do."""
+    empty = ~mask.any(-1)
+    while True:
+        try:
+            return np.broadcast_to(empty, rows)
+        except ValueError:
+            ones = [a for a in range(empty.ndim) if empty.shape[a] == 1]
+            if not ones:
+                return None
+            empty = np.squeeze(empty, axis=ones[0])
 
 
 def find_edge(ctx: Context) -> Diagnosis | None:
