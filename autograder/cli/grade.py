@@ -40,11 +40,17 @@ def add_parser(subparsers, parents) -> None:
         "--course-id", metavar="ID", help="gradebook course (default: nbgrader_config.py's CourseDirectory.course_id)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--accept-flagged",
+        action="store_true",
+        help="exit 0 although some notebooks were flagged (unreadable, another assignment's)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     from autograder.grading.cohort import grade_cohort
+    from autograder.grading.regrade import Previous, describe
     from autograder.grading.storage import ResultStore
     from autograder.intake.collect import collect
     from autograder.outputs.exports import table
@@ -58,6 +64,7 @@ def run(args) -> int:
             Path(args.submissions), assignment, out / "intake", id_pattern=args.id_pattern, roster=args.roster
         )
         print(intake.summary(), file=sys.stderr)
+        previous = Previous.read(out)
         for note in intake.notes[:20]:
             print(f"  note: {note}", file=sys.stderr)
         results = grade_cohort(
@@ -71,13 +78,26 @@ def run(args) -> int:
             progress=not args.quiet,
         )
         publish(assignment, results, out, _outputs(args, intake))
+        account = describe(previous, Previous.read(out).sources or {}, results)
     print(table(assignment, results))
     print(f"results: {out / 'results.json'}")
+    if account:
+        print(account)
+    flagged = {s: r for s, r in results["students"].items() if r.get("flag")}
+    for student, rec in flagged.items():
+        print(f"FLAGGED {student}: {rec['flag']}: {rec['flag_reason']}")
     if intake.unmatched:
         print(f"{len(intake.unmatched)} entries were not matched to a student (not graded):", file=sys.stderr)
         for line in intake.unmatched[:50]:
             print(f"  {line}", file=sys.stderr)
         return 2
+    if flagged and not args.accept_flagged:
+        print(
+            f"{len(flagged)} notebook{'s' * (len(flagged) != 1)} flagged, not graded (above); "
+            "--accept-flagged exits 0 with them",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 

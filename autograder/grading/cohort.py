@@ -4,7 +4,8 @@ The submissions come from the intake (``autograder.intake``): grading reads no f
 them. Each submission's result is written to ``OUT/submissions/<student>.json`` the moment it is
 finished (atomically), keyed by a fingerprint of the notebook and the question spec, so a
 killed batch re-run skips finished work and a spec change re-grades (replacing, never
-duplicating). ``OUT/results.json`` (the contract) is assembled from those files at the end.
+duplicating). ``OUT/results.json`` (the contract) is assembled from those files at the end, beside
+``OUT/sources.json`` (what the verdicts were computed from; ``regrade`` says what changed).
 The output folder's lock (``ResultStore.locked``) is the caller's: the run that owns the folder
 (the command line, the service, a Gradescope run) takes it once around everything it writes there.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from autograder.errors import AutograderError
 from autograder.grading import storage
 from autograder.grading.progress import Progress
+from autograder.grading.regrade import kit_version, record_sources
 from autograder.grading.submission import grade_one
 from autograder.intake.submission import Submission
 from autograder.sandbox.pool import SandboxConfig, Worker
@@ -47,7 +49,7 @@ def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
 
 def spec_fingerprint(assignment: Assignment) -> str:
     """Changes to the spec, the reference code or the comparators re-grade (see verdict_sources)."""
-    h = hashlib.sha256()
+    h = hashlib.sha256(kit_version().encode())  # a new kit (its sandbox, its harness) re-grades
     for name, path in verdict_sources(assignment):
         h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -63,6 +65,8 @@ def fingerprint(sub: Submission, spec_hash: str) -> str:
                 h.update(b"absent")
     else:
         h.update(sub.problem.encode())
+    if sub.late:  # the LMS's late marker is part of the record
+        h.update(b"late")
     return h.hexdigest()[:24]
 
 
@@ -104,6 +108,7 @@ def grade_cohort(
         _grade_on_cluster(scheduler, assignment, todo, store, sandbox, bar)
     else:
         _grade_locally(assignment, todo, store, workers, sandbox or SandboxConfig(), bar)
+    record_sources(out_dir, verdict_sources(assignment), {s.student: s.notebook for s in submissions})
     return store.assemble(assignment, [s.student for s in submissions])
 
 

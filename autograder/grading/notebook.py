@@ -19,7 +19,12 @@ MAX_NOTEBOOK_BYTES = 50 << 20
 
 
 class NotebookError(ValueError):
-    """The file is not a notebook we can grade; the message is for the student."""
+    """The file is not a notebook we can grade; the message is for the student. ``reason`` is
+    the message's first clause (what each question's feedback repeats), ``detail`` the rest."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(f"{reason} ({detail})" if detail else reason)
+        self.reason, self.detail = reason, detail
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class StudentNotebook:
     labels: list[str]  # how a student finds each of those cells ("cell sdpa_impl", "cell 7")
     grade_ids: list[str]  # nbgrader grade_ids seen, in order (duplicates kept)
     sources: dict[str, str]  # grade_id -> source of the last cell carrying it
+    released_as: str | None = None  # the problem set the release stamped in its metadata
 
 
 def _nbgrader_meta(cell: dict) -> dict:
@@ -42,29 +48,13 @@ def read_notebook(path: Path) -> StudentNotebook:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise NotebookError(f"cannot read {path.name}: {exc.strerror}") from None
-    if size == 0:
-        raise NotebookError(f"{path.name} is empty")
+        raise NotebookError(f"cannot read {path.name}", str(exc.strerror)) from None
     if size > MAX_NOTEBOOK_BYTES:
         raise NotebookError(
-            f"{path.name} is {size / 2**20:.0f} MiB; notebooks over "
-            f"{MAX_NOTEBOOK_BYTES >> 20} MiB are not graded (clear large outputs)"
+            f"{path.name} is {size / 2**20:.0f} MiB; notebooks over {MAX_NOTEBOOK_BYTES >> 20} MiB are not graded",
+            "clear large outputs",
         )
-    try:
-        raw = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise NotebookError(f"{path.name} is not valid notebook JSON ({exc})") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("nbformat"), int):
-        raise NotebookError(f"{path.name} is JSON but not a Jupyter notebook")
-    try:
-        # v4 is read as the plain JSON it is (nbformat's full validation costs ~10 ms a notebook
-        # and buys nothing here: every field is type-checked where it is used); older versions
-        # go through nbformat's converter.
-        nb = nbformat.from_dict(raw) if raw["nbformat"] == 4 else nbformat.reads(json.dumps(raw), as_version=4)
-        if not isinstance(nb.get("cells"), list):
-            raise ValueError("no list of cells")
-    except Exception as exc:
-        raise NotebookError(f"{path.name} could not be read as a notebook ({exc})") from None
+    nb = parse_notebook(path.read_bytes(), path.name)
     cells, labels, grade_ids, sources = [], [], [], {}
     for position, cell in enumerate(nb.cells, start=1):
         if not isinstance(cell, dict):
@@ -77,7 +67,37 @@ def read_notebook(path: Path) -> StudentNotebook:
             continue
         cells.append(_text(cell.get("source", "")))
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
-    return StudentNotebook(path=path, cells=cells, labels=labels, grade_ids=grade_ids, sources=sources)
+    tag = nb.get("metadata", {}).get("autograder") if isinstance(nb.get("metadata"), dict) else None
+    released_as = tag.get("assignment") if isinstance(tag, dict) and isinstance(tag.get("assignment"), str) else None
+    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as)
+
+
+def parse_notebook(data: bytes, name: str = "the upload"):
+    """``data`` as an nbformat v4 notebook, or a NotebookError that says in one line why not
+    (empty, not UTF-8, not JSON — a truncated file —, JSON that is no notebook)."""
+    if not data:
+        raise NotebookError(f"{name} is empty")
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise NotebookError(f"{name} is not valid notebook JSON", "it is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        text = exc.doc
+        ends_early = not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string")
+        cut = ": it ends too early, a truncated file" if ends_early else ""
+        raise NotebookError(f"{name} is not valid notebook JSON", f"broken at line {exc.lineno}{cut}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("nbformat"), int) or "cells" not in raw:
+        raise NotebookError(f"{name} is JSON but not a Jupyter notebook", "it has no nbformat and cells")
+    try:
+        # v4 is read as the plain JSON it is (nbformat's full validation costs ~10 ms a notebook
+        # and buys nothing here: every field is type-checked where it is used); older versions
+        # go through nbformat's converter.
+        nb = nbformat.from_dict(raw) if raw["nbformat"] == 4 else nbformat.reads(json.dumps(raw), as_version=4)
+        if not isinstance(nb.get("cells"), list):
+            raise ValueError("no list of cells")
+    except Exception as exc:
+        raise NotebookError(f"{name} could not be read as a notebook", str(exc)) from None
+    return nb
 
 
 def _text(source) -> str:
@@ -94,6 +114,29 @@ def _release_cells(release_path: str) -> tuple[tuple[tuple[str, str], ...], froz
     locked = tuple((m["grade_id"], src) for m, src in metas if m.get("locked"))
     graded = frozenset(m["grade_id"] for m, _ in metas if m.get("solution") or m.get("grade"))
     return locked, graded
+
+
+def foreign_notebook(nb: StudentNotebook, release_path: Path) -> str | None:
+    """Why ``nb`` is another assignment's notebook (named), or None. None of this problem set's
+    graded cells is in it, and its grade ids are those of another release beside this one (or
+    the release's stamp in its metadata names another problem set)."""
+    _, graded = _release_cells(str(release_path))
+    this = Path(release_path).parent.name
+    if not graded or graded & set(nb.grade_ids):
+        return None
+    other = nb.released_as if nb.released_as and nb.released_as != this else None
+    if other is None and nb.grade_ids:
+        overlap = {
+            folder.name: len(_release_cells(str(path))[1] & set(nb.grade_ids))
+            for folder in sorted(Path(release_path).parent.parent.iterdir())
+            if folder.is_dir() and folder.name != this
+            for path in sorted(folder.glob("*.ipynb"))[:1]
+        }
+        best = max(overlap, key=overlap.get, default=None)
+        other = best if best and overlap[best] else None
+    if other is None:
+        return None
+    return f"{nb.path.name} is the {other} notebook, not {this}'s: none of {this}'s graded cells is in it"
 
 
 def integrity_flags(nb: StudentNotebook, release_path: Path) -> list[str]:

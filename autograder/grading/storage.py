@@ -104,6 +104,9 @@ class ResultStore:
                 **({"error": rec["error"]} if rec.get("error") else {}),
                 **({"flags": rec["flags"]} if rec.get("flags") else {}),
                 **({"submitted_at": rec["submitted_at"]} if rec.get("submitted_at") else {}),
+                "late": bool(rec.get("late")),
+                "flag": rec.get("flag"),  # "unreadable" | "wrong_assignment" | None: not graded, see why
+                "flag_reason": rec.get("flag_reason", ""),
             }
         write_json_atomic(self.out_dir / "results.json", out)
         return out

@@ -14,7 +14,7 @@ from autograder.course import find_course
 from autograder.grading.hand_graded import autograded, pending_entries
 from autograder.grading.integrity import code_flags, wall_flags
 from autograder.grading.kept_answers import personal_answers
-from autograder.grading.notebook import NotebookError, integrity_flags, read_notebook
+from autograder.grading.notebook import NotebookError, foreign_notebook, integrity_flags, read_notebook
 from autograder.grading.root_cause import apply_root_causes
 from autograder.grading.runner import execute
 from autograder.intake.submission import Submission
@@ -48,7 +48,9 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
         "assignment": assignment.name,
         "sandbox": worker.mode,
         "max_score": assignment.max_score,
+        "late": sub.late,
     }
+    nb = None
     if sub.notebook is None:
         questions = _unanswered(assignment, "missing", sub.problem)
         record["error"] = sub.problem
@@ -60,8 +62,13 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
         try:
             nb = read_notebook(sub.notebook)
         except NotebookError as exc:
-            nb, questions = None, _unanswered(assignment, "error", str(exc))
-            record["error"] = str(exc)
+            nb, questions = None, _unanswered(assignment, "error", f"not graded: {exc.reason}")
+            record.update(flag="unreadable", flag_reason=str(exc), error=str(exc))
+        foreign = foreign_notebook(nb, _released(assignment)) if nb is not None else None
+        if foreign:
+            nb, questions = None, _unanswered(assignment, "missing", f"not graded: not the {assignment.name} notebook")
+            record.update(flag="wrong_assignment", flag_reason=foreign, error=foreign)
+            record["flags"] = [f"another assignment's notebook: {foreign}"]
         if nb is not None:
             flags = integrity_flags(nb, _released(assignment))
             if flags:
@@ -95,5 +102,8 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 record["flags"] = record.get("flags", []) + suspicious
     record["questions"] = {**questions, **pending_entries(assignment)}  # hand-graded: "pending"
     record["score"] = float(sum(q["score"] for q in autograded(record["questions"]).values()))
+    if nb is not None and record["score"] == 0 and not set(nb.grade_ids) & set(record["questions"]):
+        reason = f"{sub.notebook.name} holds none of {assignment.name}'s cells and scored 0: another assignment's?"
+        record.update(flag="wrong_assignment", flag_reason=reason)
     record["seconds"] = round(time.monotonic() - started, 4)
     return record

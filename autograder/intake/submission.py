@@ -11,3 +11,4 @@ class Submission:
     student: str
     notebook: Path | None  # None: nothing gradable was found
     problem: str = ""  # why there is no notebook (what the student's feedback says)
+    late: bool = False  # the LMS marked it late (Canvas's ``late_`` in the file name)

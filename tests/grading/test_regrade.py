@@ -1,6 +1,6 @@
 """Re-grade on any change that decides a verdict: edit a reference function in `solutions/` and
-the submissions it judges are graded again (a stale full score does not stay); no change, no
-re-grade.
+the submissions it judges are graded again (a stale full score does not stay), and the run says
+which source changed and whose scores moved; no change, no re-grade, and the run says so.
 
 The edit is made in a copy of `solutions/` that the grading process imports instead of the
 kit's (PYTHONPATH comes before the editable install), so the real package is never touched.
@@ -24,7 +24,7 @@ SCALED = "def scaled_dot_product_attention(q, k, v, mask=None, *, scale=None, fa
 UNSCALED = SCALED + "    scale = 1.0 if scale is None else scale  # edited: the reference forgets 1/sqrt(d_k)\n"
 
 
-def grade(tmp: Path, ref: Path) -> dict:
+def grade(tmp: Path, ref: Path, said: list | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ref), "PATH": f"{BIN}:{os.environ['PATH']}"}
     r = subprocess.run(
         [
@@ -44,6 +44,8 @@ def grade(tmp: Path, ref: Path) -> dict:
         timeout=400,
     )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    if said is not None:
+        said.append(r.stdout)
     stored = {p.stem: json.loads(p.read_text()) for p in (tmp / "out" / "submissions").glob("*.json")}
     return {
         s: {
@@ -66,17 +68,24 @@ def test_editing_a_reference_function_regrades(ps1, tmp_path):
     assert (first["alice"]["sdpa"], first["bob"]["sdpa"]) == ("passed", "failed")
     assert first["alice"]["score"] == ps1.max_score
 
-    again = grade(tmp_path, ref)  # nothing changed: nothing re-graded (same records, same timings)
+    said = []
+    again = grade(tmp_path, ref, said)  # nothing changed: nothing re-graded (same records, same timings)
     assert again == first
+    assert "re-grade: nothing changed since the last run (2 results, no score moved)" in said[-1], said[-1]
 
     attention = ref / "solutions" / "attention.py"
     source = attention.read_text()
     assert source.count(SCALED) == 1, "solutions/attention.py changed: update this test's edit"
     attention.write_text(source.replace(SCALED, UNSCALED))
-    edited = grade(tmp_path, ref)
+    edited = grade(tmp_path, ref, said)
     assert edited["alice"]["key"] != first["alice"]["key"] and edited["bob"]["key"] != first["bob"]["key"]
     assert (edited["alice"]["sdpa"], edited["bob"]["sdpa"]) == ("failed", "passed")  # judged anew
     assert edited["alice"]["score"] < ps1.max_score  # the stale full score did not stay
+    account = said[-1]
+    assert "the reference solutions (solutions/): attention.py" in account, account
+    assert "the problem set's questions" not in account and "notebooks handed in again" not in account
+    points = ps1.question("sdpa").points
+    assert f"alice  sdpa: {points:g} -> 0" in account and f"bob  sdpa: 0 -> {points:g}" in account, account
 
 
 def test_every_verdict_source_is_in_the_key(ps1):

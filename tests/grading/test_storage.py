@@ -120,7 +120,19 @@ def test_the_lock_holds_against_another_process(tmp_path):
 def test_assemble_writes_results_json_from_the_stored_files(tmp_path):
     store = ResultStore(tmp_path)
     store.save("ana", "k", record(4, sandbox="bwrap", seconds=1.5, sandbox_cpu_seconds=0.7))
-    store.save("bo", "k", record(0, error="not a notebook", flags=["custom __eq__"], submitted_at="2026-01-01"))
+    store.save(
+        "bo",
+        "k",
+        record(
+            0,
+            error="not a notebook",
+            flags=["custom __eq__"],
+            submitted_at="2026-01-01",
+            late=True,
+            flag="unreadable",
+            flag_reason="not a notebook",
+        ),
+    )
     assignment = SimpleNamespace(name="ps1_attention", max_score=4)
     out = store.assemble(assignment, ["bo", "ana", "never_submitted"])
     assert json.loads((tmp_path / "results.json").read_text()) == out
@@ -133,6 +145,10 @@ def test_assemble_writes_results_json_from_the_stored_files(tmp_path):
         "sandbox": "bwrap",
         "seconds": 1.5,
         "sandbox_cpu_seconds": 0.7,
-    }  # no empty error / flags / submitted_at keys
+        "late": False,
+        "flag": None,
+        "flag_reason": "",
+    }  # no empty error / flags / submitted_at keys; late and flag always there
     bo = out["students"]["bo"]
     assert (bo["error"], bo["flags"], bo["submitted_at"]) == ("not a notebook", ["custom __eq__"], "2026-01-01")
+    assert (bo["late"], bo["flag"], bo["flag_reason"]) == (True, "unreadable", "not a notebook")
