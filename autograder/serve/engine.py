@@ -16,7 +16,6 @@ refused).
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import threading
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from autograder.grading import storage
 from autograder.grading.cohort import fingerprint, single_threaded_reference, spec_fingerprint
+from autograder.grading.notebook import NotebookError, parse_notebook
 from autograder.grading.submission import grade_one
 from autograder.intake.submission import Submission
 from autograder.outputs.publish import Outputs, publish
@@ -160,11 +160,10 @@ class Engine:
             raise Refused(404, f"unknown problem set {ps!r}; served here: {', '.join(self.assignments)}")
         if not data or len(data) > MAX_UPLOAD_BYTES:
             raise Refused(413 if data else 400, f"a notebook of 1 byte to {MAX_UPLOAD_BYTES >> 20} MB is expected")
-        try:
-            if not isinstance(json.loads(data), dict):
-                raise ValueError
-        except ValueError:
-            raise Refused(400, "the upload is not a Jupyter notebook (.ipynb JSON)") from None
+        try:  # refused before the rate limit counts it: a wrong file costs the student nothing
+            parse_notebook(data, "the upload")
+        except NotebookError as exc:
+            raise Refused(400, f"{exc}; upload the .ipynb file of {name}") from None
         with self._intake:  # the rate check and the insert are one step
             if limited:
                 verdict: Verdict = self.limiter.check(student, name, received)
