@@ -5,7 +5,8 @@ swaps, number and boolean changes, dropped unary operators, negated conditions),
 mistakes the course cares about: a dropped term, a missing transpose / mask / sort (a method
 call replaced by its receiver), an added transpose, another axis or an index shifted by one
 (a number ±1), an argument left at its default (a keyword dropped, a parameter passed to a
-callee replaced by its default), a swapped twin function (min/max, sin/cos, tril/triu).
+callee replaced by its default), a swapped twin function (min/max, sin/cos, tril/triu); and the
+families of ``families`` (batch axis, default argument ignored, do-while loop, boundary budget).
 
 Each mutant is the function's AST with exactly one site changed, compiled into the function's
 own module globals, so it calls what the reference calls.
@@ -20,6 +21,8 @@ import textwrap
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from autograder.proving.mutation.families import Scope, family_sites
 
 BINOP_SWAPS = {
     ast.Add: ast.Sub,
@@ -135,7 +138,7 @@ def _replace_placeholder(tree: ast.expr, expr: ast.expr) -> ast.expr:
     return Fill().visit(tree)
 
 
-def _sites(func: ast.FunctionDef, defaults: dict) -> Iterator[tuple[ast.AST, str, Callable[[ast.AST], ast.AST]]]:
+def _sites(func: ast.FunctionDef, scope: Scope) -> Iterator[tuple[ast.AST, str, Callable[[ast.AST], ast.AST]]]:
     """(node, description, make_replacement) for every single-site mutation in ``func``."""
     body = func.body
     if (
@@ -147,7 +150,8 @@ def _sites(func: ast.FunctionDef, defaults: dict) -> Iterator[tuple[ast.AST, str
         body = body[1:]  # the docstring is not code
     for stmt in body:
         for node in ast.walk(stmt):
-            yield from _node_sites(node, defaults)
+            yield from _node_sites(node, scope.defaults)
+            yield from family_sites(node, scope)
 
 
 def _node_sites(node, defaults):
@@ -239,14 +243,6 @@ def _parse(function) -> ast.FunctionDef | None:
     return func
 
 
-def _simple_defaults(function) -> dict:
-    out = {}
-    for p in inspect.signature(function).parameters.values():
-        if p.default is not inspect.Parameter.empty and isinstance(p.default, (type(None), bool, int, float, str)):
-            out[p.name] = p.default
-    return out
-
-
 def _compile(function, func: ast.FunctionDef) -> Callable:
     module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
     code = compile(module, f"<mutant of {function.__qualname__}>", "exec")
@@ -264,13 +260,13 @@ def source_mutants(function) -> list[SourceMutant]:
     original = _parse(function)
     if original is None:
         return []
-    defaults = _simple_defaults(function)
+    scope = Scope.of(function)
     first_line = inspect.getsourcelines(function)[1]
-    plan = [(i, desc) for i, (_, desc, _) in enumerate(_sites(original, defaults))]
+    plan = [(i, desc) for i, (_, desc, _) in enumerate(_sites(original, scope))]
     mutants = []
     for index, desc in plan:
         tree = copy.deepcopy(original)
-        site, _, make = list(_sites(tree, defaults))[index]
+        site, _, make = list(_sites(tree, scope))[index]
         where = f"line {getattr(site, 'lineno', original.lineno) - original.lineno}:{getattr(site, 'col_offset', 0)}"
         replaced = _replace_node(tree, site, make(site))
         try:
