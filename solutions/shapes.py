@@ -10,8 +10,10 @@ from __future__ import annotations
 
 
 def encoder_decoder_shapes(
-    batch: int, src_len: int, tgt_len: int, d_model: int, n_heads: int, d_ff: int, vocab: int
+    batch: int, src_len: int, tgt_len: int, d_model: int, n_heads: int, d_ff: int, vocab_size: int
 ) -> dict[str, tuple[int, ...]]:
+    """Every named tensor's shape; ``ffn_hidden`` is the encoder's FFN hidden layer (source
+    length S), ``decoder_ffn_hidden`` the decoder's (target length T)."""
     assert d_model % n_heads == 0, "d_model must split evenly across heads"
     B, S, T, d, h = batch, src_len, tgt_len, d_model, n_heads
     return {
@@ -19,7 +21,8 @@ def encoder_decoder_shapes(
         "encoder_q_per_head": (B, h, S, d // h),
         "encoder_self_scores": (B, h, S, S),
         "encoder_self_attention_out": (B, S, d),
-        "ffn_hidden": (B, S, d_ff),
+        "ffn_hidden": (B, S, d_ff),  # the encoder's FFN
+        "decoder_ffn_hidden": (B, T, d_ff),
         "encoder_layer_out": (B, S, d),
         "tgt_embeddings": (B, T, d),
         "decoder_self_scores": (B, h, T, T),
@@ -28,5 +31,5 @@ def encoder_decoder_shapes(
         "cross_scores": (B, h, T, S),
         "cross_attention_out": (B, T, d),
         "decoder_layer_out": (B, T, d),
-        "logits": (B, T, vocab),
+        "logits": (B, T, vocab_size),
     }

@@ -10,13 +10,18 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 
 * ``by_hand``            part 1, document 002's scores, weights and outputs, document 003's
                          context vector (values the documents print)
+* ``shiny_slip``         part 1, where document 003's printed context vector is off
 * ``sdpa``               part 2, scaled dot-product attention (``scaled_dot_product_attention``)
+* ``scaling``            part 2b, why √d_k: Var(q·k), the saturation in document 002's example
+* ``score_order``        part 2c, 001's "QKᵀ or KQᵀ": softmax(KQᵀ), W_Q = W_K, rank(QKᵀ)
 * ``shapes``             part 3, the shapes through an encoder-decoder
 * ``parameter_formulas`` part 4a, parameter formulas in d, h and d_ff
 * ``parameter_counts``   part 4b, the parameter counts of the student's configuration
+* ``pre_ln``             part 4b, the same model as Pre-LN with a final LayerNorm per stack
 * ``real_models``        part 4c, BERT-base, GPT-2 small and Transformer base against their papers
+* ``document_000_counts`` part 4d, document 000's own count corrected, its wrong lines
 * ``cost``               part 5, FLOPs and score entries of attention, growth when T doubles
-* ``dense``              part 6, attention as a dense layer on the flattened sequence, sparsity
+* ``dense``              part 6, self-attention against a dense layer, sparsity measured
 * ``common``             the student's configuration, the builder of a formula question
 
 Points come from the notebook's grade cells.
@@ -24,7 +29,21 @@ Points come from the notebook's grade cells.
 
 from autograder.authoring import Assignment
 
-from . import by_hand, cost, dense, parameter_counts, parameter_formulas, real_models, sdpa, shapes
+from . import (
+    by_hand,
+    cost,
+    dense,
+    document_000_counts,
+    parameter_counts,
+    parameter_formulas,
+    pre_ln,
+    real_models,
+    scaling,
+    score_order,
+    sdpa,
+    shapes,
+    shiny_slip,
+)
 from .common import student_params
 
 ASSIGNMENT = Assignment(
@@ -33,11 +52,16 @@ ASSIGNMENT = Assignment(
     student_params=student_params,
     questions=[
         *by_hand.QUESTIONS,
+        *shiny_slip.QUESTIONS,
         *sdpa.QUESTIONS,
+        *scaling.QUESTIONS,
+        *score_order.QUESTIONS,
         *shapes.QUESTIONS,
         *parameter_formulas.QUESTIONS,
         *parameter_counts.QUESTIONS,
+        *pre_ln.QUESTIONS,
         *real_models.QUESTIONS,
+        *document_000_counts.QUESTIONS,
         *cost.QUESTIONS,
         *dense.QUESTIONS,
     ],

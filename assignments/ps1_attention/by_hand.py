@@ -1,8 +1,9 @@
 """Part 1, attention by hand: document 002's worked example (scores, softmax rows, output,
 the output with 1/√d_k) and document 003's context vector of "shiny" — the data, the
-references, the known-wrong values and their feedback. Each is a value the source documents
-print: its visible check compares with the printed value, so a student sees where the
-document rounds or slips."""
+references, the known-wrong values and their feedback. Document 002's printed values are what
+its visible checks compare with; document 003 prints a context vector with slips in it, so
+``context_shiny`` is checked against the exact value only (``shiny_slip`` asks where 003 is off).
+"""
 
 import numpy as np
 
@@ -16,8 +17,10 @@ K_002 = np.array([[-0.5, 1.7, 0.3, 4.0], [0.4, -1.5, 0.3, 5.5], [-1.0, -3.5, 1.0
 V_002 = np.array([[0.0, 9.0, 0.0, -5.0, 1.2], [4.0, 0.1, 0.1, 0.1, 0.0], [-0.3, 0.0, 0.3, 10.0, 0.1]], np.float32)
 
 
-# Document 003's "Hello shiny sun" embeddings (3-d), query = "shiny".
+# Document 003's "Hello shiny sun" embeddings (3-d), query = "shiny", and the context vector
+# it prints ("bağlam vektörü = … = [0.3992, 0.3858, 0.8610]").
 E_003 = np.array([[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]], np.float32)
+SHINY_PRINTED_003 = (0.3992, 0.3858, 0.8610)
 
 
 def _t(a):
@@ -116,9 +119,10 @@ QUESTIONS = [
         (
             Misconception(
                 "document_003_rounding",
-                "Document 003 rounds the weights to three decimals before the weighted sum, and "
-                "your answer reproduces its rounded result: keep full precision throughout.",
-                lambda: np.array([0.3992, 0.3858, 0.8610]),
+                "This is the vector document 003 prints, not the one its data give: 003 rounds the "
+                "weights to three decimals and two of its nine products slip in the fourth decimal. "
+                "Compute the weighted sum at full precision.",
+                lambda: np.array(SHINY_PRINTED_003),
             ),
             Misconception(
                 "unnormalised_scores",
@@ -126,7 +130,6 @@ QUESTIONS = [
                 lambda: _t(E_003[1]) @ _t(E_003).T @ _t(E_003),
             ),
         ),
-        document_value="document 003 (rounded there)",
-        atol=2e-4,
+        atol=2e-5,
     ),
 ]

@@ -28,7 +28,7 @@ QUESTIONS = [
             ),
             Misconception(
                 "gpt2_untied_head",
-                "GPT-2 ties its LM head to the token embedding: no extra V·d.",
+                "GPT-2 ties its LM head to the token embedding: no extra vocabulary × d table.",
                 lambda: {
                     "bert_base": int(pc.bert()),
                     "gpt2_small": int(pc.gpt2(tied_head=False)),

@@ -6,6 +6,7 @@ from solutions.shapes import encoder_decoder_shapes
 
 
 def shapes_reference(batch, src_len, tgt_len, d_model, n_heads, d_ff_factor, vocab, **_):
+    """The shape table; ``vocab`` is the vocabulary size |𝒱| (V is the value matrix)."""
     shapes = encoder_decoder_shapes(batch, src_len, tgt_len, d_model, n_heads, d_ff_factor * d_model, vocab)
     return {name: list(shape) for name, shape in shapes.items()}
 
@@ -43,6 +44,12 @@ QUESTIONS = [
                 "Per-head Q has shape (B, h, T, d_model/h): the model width is split across the heads, "
                 "not copied to each.",
                 _shapes_with(encoder_q_per_head=lambda B, S, T, d, h: (B, h, S, d)),
+            ),
+            Misconception(
+                "decoder_ffn_on_source",
+                "The decoder's FFN acts on the decoder's own positions: its hidden layer has the "
+                "target length, not the source length.",
+                _shapes_with(decoder_ffn_hidden=lambda B, S, T, d, h: (B, S, 4 * d)),
             ),
             Misconception(
                 "cross_attention_lengths",
