@@ -30,7 +30,7 @@ def test_canvas_csv_with_a_canvas_roster(ps1, tmp_path):
     rows = list(csv.reader(open(out, newline="", encoding="utf-8")))
     assert rows == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "PS1 attention (4567)"],
-        ["    Points Possible", "", "", "", "", "28"],
+        ["    Points Possible", "", "", "", "", f"{ps1.max_score:g}"],
         ["Doe, Jane", "222", "S002", "jdoe", "Sec B", "0"],
         ["Smith, John", "12345", "S001", "jsmith", "Sec A", "27.50"],
     ]
