@@ -3,9 +3,10 @@ tests/solutions/test_encodings.py) — the probes, the known-wrong similarities 
 `sinusoidal_pe`, which the student's answer calls: root cause) and their feedback."""
 
 import numpy as np
+import sympy
 import torch
 
-from autograder.authoring import AllClose, Misconception, Probe, Question
+from autograder.authoring import AllClose, Exact, Formula, Misconception, Probe, Question
 from solutions.encodings import sinusoidal_similarity
 
 from .common import COS_TYPO, DIM_INDEX, EXPONENT_SIGN, I_NOT_2I, omegas, pe
@@ -63,6 +64,29 @@ def similarity_from_table(**pe_kw):
     return wrong
 
 
+# ---- 5a′: the d = 4, base 100 similarity as a formula, and where the curve first rises
+_P, _DELTA = sympy.symbols("p Delta", positive=True)
+RISE_D = 64  # the plot's d = 64, base 10000, p = 0
+
+
+def similarity_formula(omega_1=None):
+    """PE(p)·PE(p + Δ) for d = 4: cos(Δ·ω_0) + cos(Δ·ω_1), ω_0 = 1, ω_1 = 100^(−2/4) = 1/10."""
+    omega_1 = sympy.Rational(1, 10) if omega_1 is None else omega_1
+    return sympy.cos(_DELTA) + sympy.cos(_DELTA * omega_1)
+
+
+def first_rise(d=RISE_D, base=10000.0, shift=0):
+    """The smallest Δ ≥ 1 with PE(0)·PE(Δ) > PE(0)·PE(Δ − 1) (d = 64, base 10000), from the
+    reference similarity."""
+    s = sinusoidal_similarity(0, torch.arange(0, 300), d, base)
+    return int(torch.nonzero(s[1:] > s[:-1])[0, 0]) + 1 + shift
+
+
+def cosines_only():
+    """The dot product without the sine columns."""
+    return sum(sympy.cos(w * _P) * sympy.cos(w * (_P + _DELTA)) for w in (1, sympy.Rational(1, 10)))
+
+
 QUESTIONS = [
     Question(
         grade_id="similarity",
@@ -80,6 +104,53 @@ QUESTIONS = [
             Misconception("offset_as_position", SIM["offset"], similarity_variant(offset_as_position=True)),
             Misconception("pe_d_not_d_half", FROM_PE + DIM_INDEX, similarity_from_table(dim_index=True)),
             Misconception("pe_cos_typo_000", FROM_PE + COS_TYPO, similarity_from_table(cos_typo=True)),
+        ),
+    ),
+    Question(
+        grade_id="similarity_formula",
+        answer="similarity_formula",
+        title="Similarity for d = 4, base 100, as a formula",
+        call=False,
+        reference=similarity_formula,
+        compare=Formula(("p", "Delta")),
+        misconceptions=(
+            Misconception("exponent_sign", EXPONENT_SIGN, lambda: similarity_formula(sympy.Integer(10))),
+            Misconception("i_not_2i", I_NOT_2I, lambda: similarity_formula(1 / sympy.sqrt(10))),
+            Misconception(
+                "cosines_only",
+                "The dot product runs over all d columns: the sine columns contribute "
+                "sin(p·ω_i)·sin((p + Δ)·ω_i) as well as the cosine ones.",
+                cosines_only,
+            ),
+            Misconception("normalised", SIM["normalised"], lambda: similarity_formula() / 2),
+        ),
+    ),
+    Question(
+        grade_id="first_rise",
+        answer="first_rise",
+        title="Where does the similarity first rise?",
+        call=False,
+        reference=first_rise,
+        compare=Exact(integers=True),
+        misconceptions=(
+            Misconception(
+                "monotone",
+                "The curve is not monotone: a sum of cosines of different frequencies rises again "
+                "between its falls — look at the plot's first few distances, or compare neighbours "
+                "in code.",
+                lambda: None,
+            ),
+            Misconception(
+                "last_fall",
+                "That is the last distance before the rise (the end of the first fall): the "
+                "question asks for the first Δ whose similarity is larger than at Δ − 1.",
+                lambda: first_rise(shift=-1),
+            ),
+            Misconception(
+                "other_base",
+                "Use the plot's setting, base 10000 (the default); with a smaller base the curve has other bumps.",
+                lambda: first_rise(base=100.0),
+            ),
         ),
     ),
 ]

@@ -38,6 +38,8 @@ BIAS = {
     "as T5's compute_bias); yours aligns the queries to the end of the keys.",
     "always_bidirectional": "`bidirectional` is ignored: with bidirectional=False (a decoder) use the causal "
     "buckets (future keys in bucket 0, all buckets for the past).",
+    "default_buckets": "The number of buckets is the table's number of rows (table.shape[0]), not t5_bucket's "
+    "default of 32: a table with another number of rows gets buckets it does not have, or leaves rows unused.",
 }
 FROM_BUCKETS = "Your bias is assembled right, but the buckets come from a t5_bucket with a mistake (see 4a): "
 
@@ -70,6 +72,13 @@ def bias_probes(rng):
         Probe((randn(rng, 32, h), 2, 200, True), f"{h} heads, t_q = 2, t_k = 200, bidirectional"),
         Probe((randn(rng, 32, h), 40, 40, False), f"{h} heads, t_q = t_k = 40, causal"),
         Probe((randn(rng, 32, h), t_k, t_q), f"{h} heads, t_q = {t_k}, t_k = {t_q}, bidirectional by default"),
+        # the bucket count is the table's: a t5_bias that leaves t5_bucket at its default 32 fails here
+        Probe((randn(rng, 16, h), 3, 150, True), f"a (16, {h}) table: 16 buckets, t_q = 3, t_k = 150, bidirectional"),
+        Probe((randn(rng, 64, h), 150, 4, False), f"a (64, {h}) table: 64 buckets, t_q = 150, t_k = 4, causal"),
+        Probe(
+            (randn(rng, 10, 1), 30, 30),
+            "a (10, 1) table: 10 buckets, one head, t_q = t_k = 30, bidirectional by default",
+        ),
     ]
 
 
@@ -105,7 +114,7 @@ T5_BUCKET_SOURCE = FunctionSource.of(t5_bucket)
 
 
 def t5_bias(table, t_q, t_k, bidirectional=True):
-    return t5_bias_matrix(table, t_q, t_k, bidirectional)
+    return t5_bias_matrix(table, t_q, t_k, bidirectional, num_buckets=int(np.shape(table)[0]))
 
 
 # ---- known-wrong answers: t5_bucket(rel_pos, bidirectional, num_buckets, max_distance)
@@ -161,15 +170,19 @@ def bias(
     heads_last=False,
     end_aligned=False,
     always_bidirectional=False,
+    default_buckets=False,
     **bucket_kw,
 ):
     """The bias table[bucket(j − i), h] with switches; ``bucket_kw`` passes a mistake on to the
-    buckets (a right t5_bias built on a wrong t5_bucket)."""
+    buckets (a right t5_bias built on a wrong t5_bucket); ``default_buckets`` leaves the bucket
+    count at 32 whatever the table's size (row indices past the table are clamped to its last
+    row, so the answer is wrong rather than crashing)."""
     table = torch.as_tensor(table)
     q_pos = torch.arange(t_q) + (t_k - t_q if end_aligned else 0)
     rel = torch.arange(t_k)[None, :] - q_pos[:, None]
-    b = bucket(-rel if flip else rel, True if always_bidirectional else bidirectional, table.shape[0], **bucket_kw)
-    out = table[b]
+    n_buckets = 32 if default_buckets else table.shape[0]
+    b = bucket(-rel if flip else rel, True if always_bidirectional else bidirectional, n_buckets, **bucket_kw)
+    out = table[b.clamp(max=table.shape[0] - 1) if default_buckets else b]
     return out if heads_last else out.permute(2, 0, 1)
 
 
