@@ -72,8 +72,7 @@ def position_interpolation(table, n_new: int):
     """(n_new, d) rows for positions 0 … n_new − 1 of a learned table (L, d) trained on L
     positions (document 001 credits it to Chen et al. 2023, whose Position Interpolation rescales
     RoPE's position indices; this is the same idea on a learned table): position p is mapped to
-    x = p·L/n_new and the
-    rows ⌊x⌋ and ⌊x⌋ + 1 are mixed linearly, P[⌊x⌋] + (x − ⌊x⌋)(P[⌊x⌋+1] − P[⌊x⌋]). For the last
+    x = p·L/n_new and the rows ⌊x⌋ and ⌊x⌋ + 1 are mixed linearly, P[⌊x⌋] + (x − ⌊x⌋)(P[⌊x⌋+1] − P[⌊x⌋]). For the last
     positions x lies past row L − 1, where document 001's formula would read the row P[L] that
     does not exist; there the last row is held (as numpy.interp does at the ends)."""
     table = torch.as_tensor(table).to(torch.float64)
