@@ -9,6 +9,7 @@ same facts are checked through the JSON endpoints the page calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -67,7 +68,7 @@ def results_for(ps1) -> dict:
 @pytest.fixture
 def formgrader(ps1, tmp_path, monkeypatch):
     chromium = chromium_or_skip()
-    course, token, port = tmp_path / "course", secrets.token_hex(16), free_port()
+    course = tmp_path / "course"
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
@@ -80,6 +81,15 @@ def formgrader(ps1, tmp_path, monkeypatch):
     notebooks = {s: write_submission(tmp_path / "submitted", s, ps1, make_notebook(ps1)) for s in WRONG}
     monkeypatch.chdir(course)  # the course config is found where formgrader finds it
     record_results(ps1, results_for(ps1), "sqlite:///gradebook.db", notebooks=notebooks)
+    with formgrader_server(course, tmp_path, chromium) as fg:
+        yield fg
+
+
+@contextlib.contextmanager
+def formgrader_server(course: Path, tmp_path: Path, browser: str, env: dict | None = None):
+    """A jupyter server with formgrader on loopback in ``course`` (its nbgrader_config.py is the
+    course's), token-protected; yields what :func:`api` and :func:`chromium` need."""
+    token, port = secrets.token_hex(16), free_port()
     server_config = tmp_path / "jupyter_server_config.py"
     server_config.write_text(
         "c = get_config()\n"
@@ -91,7 +101,11 @@ def formgrader(ps1, tmp_path, monkeypatch):
         "c.ServerApp.jpserver_extensions = {'nbgrader.server_extensions.formgrader': True}\n",
         encoding="utf-8",
     )
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    env = {
+        **(env or os.environ),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "PATH": f"{BIN}:{os.environ['PATH']}",
+    }
     log = open(tmp_path / "server.log", "w")
     server = subprocess.Popen(
         [str(BIN / "jupyter"), "server", f"--config={server_config}"],
@@ -111,7 +125,7 @@ def formgrader(ps1, tmp_path, monkeypatch):
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("jupyter server did not start:\n" + (tmp_path / "server.log").read_text()[-3000:])
                 time.sleep(0.5)
-        yield {"base": base, "token": token, "chromium": chromium, "tmp": tmp_path, "course": course}
+        yield {"base": base, "token": token, "chromium": browser, "tmp": tmp_path, "course": course}
     finally:
         server.terminate()
         try:
@@ -121,8 +135,16 @@ def formgrader(ps1, tmp_path, monkeypatch):
         log.close()
 
 
-def api(base: str, token: str, path: str):
-    req = urllib.request.Request(base + path, headers={"Authorization": f"token {token}"})
+def api(base: str, token: str, path: str, *, put: dict | None = None):
+    """formgrader's (or the server's) JSON API; ``put``: the body of a PUT, as formgrader's page
+    sends a grader's score or comment."""
+    data = None if put is None else json.dumps(put).encode()
+    req = urllib.request.Request(
+        base + path,
+        data=data,
+        method="GET" if put is None else "PUT",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
