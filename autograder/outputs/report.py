@@ -181,7 +181,17 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
         ("min", "Lowest", f"{min(totals):g}"),
         ("max", "Highest", f"{max(totals):g}"),
         ("full-marks", "Full marks", str(sum(t >= top for t in totals))),
-    ]
+    ] + _marker_rows(results)
+
+
+def _marker_rows(results: dict) -> list[tuple[str, str, str]]:
+    """Late (the LMS's marker) and flagged (unreadable, another assignment's) submissions, when any."""
+    records = list(results["students"].values())
+    late = sum(bool(rec.get("late")) for rec in records)
+    flagged = sum(bool(rec.get("flag")) for rec in records)
+    return ([("late", "Late (LMS marker)", str(late))] if late else []) + (
+        [("flagged", "Flagged submissions", str(flagged))] if flagged else []
+    )
 
 
 def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool, similarity: str = "") -> str:
@@ -189,7 +199,7 @@ def render_page(results: dict, stats: list[QuestionStats], has_misconception_plo
     students = bool(results["students"])
     return render(
         "report.html",
-        title=f"{results.get('assignment', '')} — cohort report",
+        title=f"{results.get('assignment', '')} — {'final grades' if results.get('final') else 'cohort report'}",
         students=students,
         summary=_summary_rows(results) if students else [],
         stats=stats,
