@@ -24,13 +24,20 @@ def top_k_filter(logits, k: int):
 
 def top_p_filter(logits, p: float):
     """Nucleus: keep the smallest set of most likely tokens whose probability reaches p
-    (the token that crosses p is kept; the most likely token always is)."""
+    (the token that crosses p is kept; the most likely token always is). Ties: a token is
+    dropped only when the tokens *strictly* more likely than it already reach p, so tokens of
+    equal probability are kept or dropped together (as top-k keeps every tie at the k-th value)."""
     if p is None or p >= 1.0:
         return logits
     sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
     probs = sorted_logits.softmax(dim=-1)
     mass_before = probs.cumsum(dim=-1) - probs  # probability of the tokens ranked above
-    drop_sorted = mass_before >= p
+    # a tie shares the mass above its first member: index of each position's tie group start
+    ranks = torch.arange(probs.shape[-1], device=probs.device).expand_as(probs)
+    starts = torch.ones_like(sorted_logits, dtype=torch.bool)
+    starts[..., 1:] = sorted_logits[..., 1:] != sorted_logits[..., :-1]
+    first_of_tie = torch.where(starts, ranks, 0).cummax(dim=-1).values
+    drop_sorted = mass_before.gather(-1, first_of_tie) >= p
     drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
     return logits.masked_fill(drop, float("-inf"))
 

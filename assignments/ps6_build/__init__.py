@@ -2,8 +2,9 @@
 
 Students write the pieces as plain functions (their classes are free); the grader calls them
 through functional signatures with weights and inputs as tensors, in ``nn.Linear`` layout
-(out, in). Masks: bool, True = may attend; a query with no allowed key gets a zero attention
-output. References: built on ``solutions/`` (attention, layers, decoding). Where one answer calls
+(out, in). Masks: bool, True = may attend; a query with no allowed key gets zero attention
+weights (its heads output 0; the layer returns b_o there). References: built on ``solutions/``
+(attention, layers, decoding). Where one answer calls
 another (the layers call ``layer_norm``, ``feed_forward``, ``multi_head_attention``,
 ``causal_mask``; ``sample_tokens`` calls ``next_token_probs``) the dependency is declared, and the
 called answer's reference is one self-contained function whose source (``FunctionSource.of``)
@@ -16,9 +17,12 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``feed_forward``   part 2, the position-wise FFN (``feed_forward``)
 * ``attention``      part 3, multi-head attention (``multi_head_attention``)
 * ``masks``          part 4, the causal and key padding masks (``causal_mask``, ``padding_mask``)
+* ``mask_bugs``      part 4b, documents 001's and 003's mask bugs predicted, and ``masked_softmax``
+* ``dropout``        part 4c, inverted dropout on the attention weights (``attention_dropout``)
 * ``encoder_layer``  part 5, a Pre-LN encoder layer (``encoder_layer``)
 * ``decoder_layer``  part 6, a Pre-LN decoder layer (``decoder_layer``)
 * ``decoding``       parts 7 and 9, greedy decoding and beam search on ``tiny_lm``'s fixed model
+* ``kv_cache``       part 7b, attention with a KV cache (``attend_with_cache``) and its size
 * ``sampling``       part 8, temperature / top-k / top-p and seeded sampling
 * ``training``       part 10, training the copy and addition tasks (graded by exact-match accuracy)
 
@@ -32,7 +36,20 @@ one sandboxed process: ``cpu_s`` must cover the two training budgets on top of e
 
 from autograder.authoring import Assignment
 
-from . import attention, decoder_layer, decoding, encoder_layer, feed_forward, layer_norm, masks, sampling, training
+from . import (
+    attention,
+    decoder_layer,
+    decoding,
+    dropout,
+    encoder_layer,
+    feed_forward,
+    kv_cache,
+    layer_norm,
+    mask_bugs,
+    masks,
+    sampling,
+    training,
+)
 
 ASSIGNMENT = Assignment(
     name="ps6_build",
@@ -42,9 +59,12 @@ ASSIGNMENT = Assignment(
         *feed_forward.QUESTIONS,
         *attention.QUESTIONS,
         *masks.QUESTIONS,
+        *mask_bugs.QUESTIONS,
+        *dropout.QUESTIONS,
         *encoder_layer.QUESTIONS,
         *decoder_layer.QUESTIONS,
         *decoding.QUESTIONS,  # greedy_decode, beam_search: the loader puts them in notebook order
+        *kv_cache.QUESTIONS,
         *sampling.QUESTIONS,
         *training.QUESTIONS,
     ],

@@ -1,5 +1,6 @@
 """Part 3, multi-head attention (``multi_head_attention``, self- and cross-attention under a
-bool mask, True = may attend; a query with no allowed key gets a zero output, then + b_o): the
+bool mask, True = may attend; a query with no allowed key gets zero weights: its heads output 0,
+and the layer returns b_o there): the
 reference — self-contained, so the sandbox can bind it in place of a student's wrong attention
 when re-asking the layers that call it (root cause) — the probes, the visible examples, the known
 mistakes and their feedback."""
@@ -127,6 +128,15 @@ def mha_nan_for_fully_masked_rows(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, 
     return F.linear(out.transpose(1, 2).reshape(x_q.shape[0], x_q.shape[1], -1), w_o, b_o)
 
 
+def mha_zero_output_for_fully_masked_rows(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
+    """Zero after the output projection (instead of zero weights, which give b_o there)."""
+    out = multi_head_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask)
+    if mask is None:
+        return out
+    blocked = ~torch.as_tensor(mask).expand(x_q.shape[0], n_heads, x_q.shape[1], x_kv.shape[1]).any(-1).any(1)
+    return out.masked_fill(blocked[..., None], 0.0)
+
+
 VISIBLE_RNG = visible_rng(normals_before=52)  # after layer_norm's and feed_forward's; draws 172
 _visible_x = randn(VISIBLE_RNG, 1, 3, 4)
 
@@ -175,6 +185,13 @@ QUESTIONS = [
                 "A query whose keys are all masked (a fully padded sequence) must get "
                 "a zero attention output, not NaN: replace the NaN weights of such rows with 0.",
                 mha_nan_for_fully_masked_rows,
+            ),
+            Misconception(
+                "zero_after_projection",
+                "A query whose keys are all masked gets zero attention *weights*: its heads "
+                "output 0, and the output projection still adds its bias b_o. You zeroed the "
+                "layer's output after the projection.",
+                mha_zero_output_for_fully_masked_rows,
             ),
         ),
     ),

@@ -97,6 +97,12 @@ def greedy_drops_eos(model, prompt, max_new_tokens, eos_id):
     return out[:-1] if out and out[-1] == eos_id and len(out) > len(prompt) else out
 
 
+def greedy_appends_before_checking_budget(model, prompt, max_new_tokens, eos_id):
+    """A do-while loop: one token is appended even when the budget is 0."""
+    tokens = greedy_decode(model, prompt, max(1, int(max_new_tokens)), eos_id)
+    return tokens
+
+
 # ---- known-wrong beam search: a plain list-based search with a switch per mistake
 
 
@@ -160,6 +166,12 @@ def greedy_probes(rng):
         # the notebook allows a 1-D tensor of floats as the prompt: one probe sends one
         sent = np.array(prompt, np.float32) if i == 1 else prompt
         probes.append(Probe((model, sent, 8 - 2 * (i == 1), eos), f"tiny model {seed}, prompt {prompt}, eos {eos}"))
+    # eos_id None (never stop early) and a budget of 0 new tokens (the prompt comes back as it is)
+    seed = int(rng.integers(0, 10_000))
+    prompt = [int(v) for v in rng.integers(0, VOCAB, size=3)]
+    probes.append(Probe((tiny_lm(seed), prompt, 7, None), f"tiny model {seed}, prompt {prompt}, eos None"))
+    first = greedy_decode(tiny_lm(seed).compile(), prompt, 1, None)[-1]
+    probes.append(Probe((tiny_lm(seed), prompt, 0, first), f"tiny model {seed}, prompt {prompt}, max_new_tokens 0"))
     return probes
 
 
@@ -243,6 +255,11 @@ def beam_probes(rng):
         probes.append(
             Probe((model, prompt, width, 6, eos), f"tiny model {seed}, prompt {prompt}, beam width {width}, eos {eos}")
         )
+    # the boundary budgets: no new token at all, and beam width 1 (greedy decoding)
+    seed = int(rng.integers(0, 10_000))
+    prompt = [int(v) for v in rng.integers(0, VOCAB, size=2)]
+    probes.append(Probe((tiny_lm(seed), prompt, 2, 0, None), f"tiny model {seed}, prompt {prompt}, max_new_tokens 0"))
+    probes.append(Probe((tiny_lm(seed), prompt, 1, 5, None), f"tiny model {seed}, prompt {prompt}, beam width 1"))
     return probes
 
 
@@ -253,6 +270,8 @@ VISIBLE_EOS = greedy_decode(tiny_lm(7).compile(), [3, 1], 6, None)[4]
 EOS_INSIDE_AND_OUTSIDE = {
     "an eos inside the vocabulary": lambda a: a["eos_id"] is not None and 0 <= a["eos_id"] < VOCAB,
     "an eos outside the vocabulary": lambda a: a["eos_id"] is not None and a["eos_id"] >= VOCAB,
+    "no eos": lambda a: a["eos_id"] is None,
+    "no new token": lambda a: a["max_new_tokens"] == 0,
 }
 EOS_INSIDE_OR_NONE = {
     "an eos inside the vocabulary": lambda a: a["eos_id"] is not None and 0 <= a["eos_id"] < VOCAB,
@@ -304,6 +323,12 @@ QUESTIONS = [
             ),
             Misconception(
                 "without_prompt", "Return the prompt followed by the generated tokens.", greedy_without_prompt
+            ),
+            Misconception(
+                "appends_with_zero_budget",
+                "max_new_tokens = 0 means no new token: check the budget before generating, not "
+                "after (a do-while loop always appends one).",
+                greedy_appends_before_checking_budget,
             ),
         ),
     ),

@@ -16,10 +16,12 @@ TOP_K_WITH_TOP_P = {"top-k and top-p together": lambda a: a["top_k"] is not None
 
 
 def next_token_probs(logits, temperature, top_k, top_p):
-    """Divide by the temperature, keep the top k, keep the nucleus (the smallest set of most
-    likely tokens reaching p, the crossing token included), renormalise. Temperature 0 is
-    greedy: all the probability on the argmax. ``solutions.decoding``'s top-k and top-p
-    filters written out (tests/assignments/test_ps6_decoding.py checks them bit for bit)."""
+    """Divide by the temperature, keep the top k (every token tied with the k-th kept), keep the
+    nucleus (the smallest set of most likely tokens reaching p, the crossing token included; a
+    token is dropped only when the tokens strictly more likely than it reach p, so ties stay
+    together), renormalise. Temperature 0 is greedy: all the probability on the argmax.
+    ``solutions.decoding``'s top-k and top-p filters written out
+    (tests/assignments/test_ps6_decoding.py checks them bit for bit)."""
     import torch
 
     logits = torch.as_tensor(logits, dtype=torch.float32)
@@ -32,7 +34,11 @@ def next_token_probs(logits, temperature, top_k, top_p):
     if top_p is not None and top_p < 1.0:
         sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
         probs = sorted_logits.softmax(dim=-1)
-        drop_sorted = probs.cumsum(dim=-1) - probs >= top_p
+        ranks = torch.arange(probs.shape[-1]).expand_as(probs)
+        starts = torch.ones_like(sorted_logits, dtype=torch.bool)
+        starts[..., 1:] = sorted_logits[..., 1:] != sorted_logits[..., :-1]
+        first_of_tie = torch.where(starts, ranks, 0).cummax(dim=-1).values
+        drop_sorted = (probs.cumsum(dim=-1) - probs).gather(-1, first_of_tie) >= top_p
         drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
         logits = logits.masked_fill(drop, float("-inf"))
     return logits.softmax(-1)
@@ -108,6 +114,30 @@ def probs_top_p_before_top_k(logits, temperature, top_k, top_p):
     return top_k_filter(top_p_filter(logits / temperature, top_p), top_k).softmax(-1)
 
 
+def probs_top_k_splits_ties(logits, temperature, top_k, top_p):
+    """Exactly k tokens kept (torch.topk's indices): a token tied with the k-th is dropped."""
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    if temperature == 0 or top_k is None or top_k >= logits.shape[-1]:
+        return next_token_probs(logits, temperature, top_k, top_p)
+    tempered = logits / temperature
+    keep = torch.zeros_like(tempered, dtype=torch.bool).scatter(-1, torch.topk(tempered, int(top_k), -1).indices, True)
+    return next_token_probs(tempered.masked_fill(~keep, float("-inf")), 1.0, None, top_p)
+
+
+def probs_nucleus_splits_ties(logits, temperature, top_k, top_p):
+    """The nucleus cut in sorted order: of two equally likely tokens at the boundary one is kept."""
+    from solutions.decoding import top_k_filter
+
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    if temperature == 0 or top_p is None or top_p >= 1:
+        return next_token_probs(logits, temperature, top_k, top_p)
+    tempered = top_k_filter(logits / temperature, top_k)
+    sorted_logits, order = torch.sort(tempered, dim=-1, descending=True, stable=True)
+    probs = sorted_logits.softmax(-1)
+    drop = torch.zeros_like(probs, dtype=torch.bool).scatter(-1, order, probs.cumsum(-1) - probs >= top_p)
+    return tempered.masked_fill(drop, float("-inf")).softmax(-1)
+
+
 def sample_argmax(logits, temperature, top_k, top_p, seed, n):
     return [int(torch.as_tensor(logits).argmax())] * int(n)
 
@@ -149,7 +179,28 @@ def probs_probes(rng):
                 break
         probes.append(Probe(args, label))
     probes.append(Probe((_logits(rng, v), 0.0, None, None), "temperature 0 (greedy)"))
+    probes += tie_probes(rng, v)
+    probes.append(Probe((_logits(rng, v), 1.0, v, 1.0), "top-k = V and top-p = 1 (nothing filtered)"))
     return probes
+
+
+def tie_probes(rng, v):
+    """Ties where the notebook states the rule: a logit equal to the k-th largest (top-k keeps
+    it), and two equally likely tokens where the nucleus reaches p (kept together)."""
+    k = int(rng.integers(2, 5))
+    logits = -np.sort(-_logits(rng, v))
+    logits[k] = logits[k - 1]  # the (k+1)-th largest equals the k-th
+    perm = rng.permutation(v)
+    top_k_tie = Probe((logits[perm], 0.9, k, None), f"temperature 0.9, top-k {k}, a tie at the k-th logit")
+    logits = -np.sort(-_logits(rng, v))
+    logits[2] = logits[1]  # the 2nd and 3rd most likely tokens tie
+    probs = np.exp(logits / 1.2 - np.max(logits / 1.2))
+    probs /= probs.sum()
+    top_p = float(probs[0] + probs[1] / 2)  # the nucleus reaches p inside the tie
+    top_p_tie = Probe(
+        (logits[rng.permutation(v)], 1.2, None, top_p), "temperature 1.2, top-p inside a tie of two tokens"
+    )
+    return [top_k_tie, top_p_tie]
 
 
 def sample_probes(rng):
@@ -176,6 +227,7 @@ def sample_probes(rng):
                 f"temperature {temperature}, top-k {top_k}, top-p {top_p}, seed {seed}, {n} draws",
             )
         )
+    probes.append(Probe((randn(rng, v), 1.0, None, None, int(rng.integers(0, 10_000)), 0), "n = 0 draws"))
     return probes
 
 
@@ -205,7 +257,7 @@ QUESTIONS = [
             ),
             Misconception(
                 "temperature_multiplied",
-                "Divide the logits by the temperature (T < 1 sharpens, T > 1 flattens); you multiplied by it.",
+                "Divide the logits by the temperature (τ < 1 sharpens, τ > 1 flattens); you multiplied by it.",
                 probs_temperature_multiplied,
             ),
             Misconception(
@@ -232,6 +284,19 @@ QUESTIONS = [
                 "After removing tokens, renormalise: softmax over the kept logits (set the "
                 "removed ones to −inf), so the probabilities sum to 1.",
                 probs_not_renormalised,
+            ),
+            Misconception(
+                "top_k_splits_ties",
+                "Ties at the top-k cut: keep every token whose logit equals the k-th largest "
+                "(drop only the logits strictly below it) — you kept exactly k tokens and dropped one of a tie.",
+                probs_top_k_splits_ties,
+            ),
+            Misconception(
+                "nucleus_splits_ties",
+                "Ties at the top-p boundary: equally likely tokens are kept or dropped together — "
+                "a token is dropped only when the tokens strictly more likely than it already reach p. "
+                "You cut between two tokens of equal probability (in sorted order).",
+                probs_nucleus_splits_ties,
             ),
             Misconception(
                 "top_p_before_top_k",
