@@ -13,6 +13,7 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``shiny_slip``         part 1, where document 003's printed context vector is off
 * ``sdpa``               part 2, scaled dot-product attention (``scaled_dot_product_attention``)
 * ``scaling``            part 2b, why √d_k: Var(q·k), the saturation in document 002's example
+* ``scale_tester``       part 2b, a tester for the 1/√d_k scaling (``is_correctly_scaled``)
 * ``score_order``        part 2c, 001's "QKᵀ or KQᵀ": softmax(KQᵀ), W_Q = W_K, rank(QKᵀ)
 * ``shapes``             part 3, the shapes through an encoder-decoder
 * ``parameter_formulas`` part 4a, parameter formulas in d, h and d_ff
@@ -38,6 +39,7 @@ from . import (
     parameter_formulas,
     pre_ln,
     real_models,
+    scale_tester,
     scaling,
     score_order,
     sdpa,
@@ -55,6 +57,7 @@ ASSIGNMENT = Assignment(
         *shiny_slip.QUESTIONS,
         *sdpa.QUESTIONS,
         *scaling.QUESTIONS,
+        *scale_tester.QUESTIONS,
         *score_order.QUESTIONS,
         *shapes.QUESTIONS,
         *parameter_formulas.QUESTIONS,
