@@ -35,7 +35,7 @@ from autograder.spec import Assignment
 
 COURSE_DIRS = {"source", "release", "submitted", "autograded", "feedback", "assignments", "exchange"}
 IGNORED = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "timestamp.txt"}
-CANVAS_RE = re.compile(r"(?:late_)?(?P<name>.+?)_(?:late_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<orig>.+)", re.I)
+CANVAS_RE = re.compile(r"(?P<late1>late_)?(?P<name>.+?)_(?P<late2>late_)?(?P<uid>\d+)_(?P<att>\d+)_(?P<orig>.+)", re.I)
 MOODLE_RE = re.compile(r"(?P<name>.+)_(?P<uid>\d+)_assign(?:submission|feedback)_[a-z]+_?(?P<orig>.*)", re.I)
 GRADESCOPE_DIR = re.compile(r"submission_\d+")
 
@@ -92,6 +92,8 @@ def choose_notebook(candidates: list[Path], assignment: Assignment) -> tuple[Pat
     exact = [p for p in candidates if p.name == assignment.notebook]
     if len(exact) == 1 or len(candidates) == 1:
         return (exact or candidates)[0], ""
+    if len(exact) > 1:  # the same student under two spellings (Alice/, alice/): the newest
+        return max(exact, key=_handed_in_at), ""
     keys = (assignment.name.lower(), assignment.name.split("_", 1)[0].lower())
     named = [p for p in candidates if any(k in p.name.lower() for k in keys)]
     if len(named) == 1:
@@ -100,24 +102,39 @@ def choose_notebook(candidates: list[Path], assignment: Assignment) -> tuple[Pat
     return None, f"expected {assignment.notebook}, found {len(candidates)} notebooks ({shown})"
 
 
+def _handed_in_at(notebook: Path) -> tuple[str, float]:
+    """nbgrader collect's ``timestamp.txt`` beside the notebook, else the file's time."""
+    stamp = notebook.parent / "timestamp.txt"
+    try:
+        text = stamp.read_text(encoding="utf-8", errors="replace").strip() if stamp.is_file() else ""
+    except OSError:
+        text = ""
+    return text, notebook.stat().st_mtime
+
+
 class _Collector:
     def __init__(self, assignment: Assignment, roster: Roster | None):
         self.assignment, self.roster = assignment, roster
         self.by_student: dict[str, list[Path]] = {}
         self.problems: dict[str, str] = {}
+        self.late: set[str] = set()
         self.unmatched: list[str] = []
         self.notes: list[str] = []
 
     def student(self, entry: Path, *keys: str, natural: str) -> str | None:
-        """Map an LMS identity (numbers, name, e-mail) to a student id; None = unmatched."""
+        """Map an LMS identity (numbers, name, e-mail) to a student id; None = unmatched. Ids
+        are case-folded (``Alice`` and ``alice`` are one student): the roster's spelling, or
+        without a roster the lower-case one, as JupyterHub spells its user names."""
         if self.roster is None:
-            return natural
+            return natural.lower()
         found = self.roster.lookup(*keys, natural)
         if found is None:
             self.unmatched.append(f"{entry.name}: not in the roster ({natural})")
         return found
 
-    def add(self, student: str, notebooks: list[Path], problem: str = "") -> None:
+    def add(self, student: str, notebooks: list[Path], problem: str = "", *, late: bool = False) -> None:
+        if late:
+            self.late.add(student)
         self.by_student.setdefault(student, []).extend(notebooks)
         if problem:
             self.problems.setdefault(student, problem)
@@ -125,8 +142,11 @@ class _Collector:
     def submissions(self) -> list[Submission]:
         out = []
         for student in sorted(self.by_student):
-            nb, why = choose_notebook(self.by_student[student], self.assignment)
-            out.append(Submission(student, nb, "" if nb else self.problems.get(student) or why))
+            candidates = self.by_student[student]
+            nb, why = choose_notebook(candidates, self.assignment)
+            for other in (p for p in candidates if nb and p != nb and p.name == nb.name):
+                self.notes.append(f"{other}: an older notebook of {student} (ids are case-folded), not graded")
+            out.append(Submission(student, nb, "" if nb else self.problems.get(student) or why, student in self.late))
         return out
 
 
@@ -189,7 +209,7 @@ def _moodle(c: _Collector, folder: Path, entries: list[Path]) -> None:
 
 
 def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
-    latest: dict[str, tuple[int, Path]] = {}  # several uploads: the highest attachment id is the last
+    latest: dict[str, tuple[int, Path, bool]] = {}  # several uploads: the highest attachment id is the last
     for entry in entries:
         m = CANVAS_RE.fullmatch(entry.name)
         if entry.suffix != ".ipynb":
@@ -201,9 +221,9 @@ def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
             if student and (student not in latest or int(m["att"]) > latest[student][0]):
                 if student in latest:
                     c.notes.append(f"{latest[student][1].name}: an earlier upload by {student}, not graded")
-                latest[student] = (int(m["att"]), entry)
-    for student, (_, entry) in latest.items():
-        c.add(student, _notebooks([entry]))
+                latest[student] = (int(m["att"]), entry, bool(m["late1"] or m["late2"]))
+    for student, (_, entry, late) in latest.items():
+        c.add(student, _notebooks([entry]), late=late)
 
 
 def _folders(c: _Collector, folder: Path, entries: list[Path]) -> None:

@@ -49,6 +49,25 @@ def test_nbgrader_layout_and_student_folders(ps1, nb, tmp_path):
     assert intake.unmatched == []
 
 
+def test_ids_are_case_folded_one_student_the_newest_notebook(ps1, nb, tmp_path):
+    """`Alice/` and `alice/` are one student, `alice` (no roster: lower case, as JupyterHub spells
+    user names); of her two notebooks the newer by nbgrader's timestamp.txt is graded, the other noted."""
+    old = put(nb, tmp_path / "in/Alice/ps1_attention/ps1_attention.ipynb")
+    (old.parent / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    new = put(nb, tmp_path / "in/alice/ps1_attention/ps1_attention.ipynb")
+    (new.parent / "timestamp.txt").write_text("2026-11-21 09:00:00.000000 UTC")
+    put(nb, tmp_path / "in/BOB/ps1_attention/ps1_attention.ipynb")
+    intake = collect(tmp_path / "in", ps1, tmp_path / "work")
+    assert [(s.student, s.notebook) for s in intake.submissions] == [
+        ("alice", new),
+        ("bob", tmp_path / "in/BOB/ps1_attention/ps1_attention.ipynb"),
+    ]
+    assert any(str(old) in note and "older notebook of alice" in note for note in intake.notes), intake.notes
+    flat = tmp_path / "flat"
+    put(nb, flat / "Carol.ipynb")
+    assert found(collect(flat, ps1, tmp_path / "work2")) == {"carol": "Carol.ipynb"}
+
+
 def test_flat_folder_default_pattern(ps1, nb, tmp_path):
     for name in (
         "alice.ipynb",
@@ -137,6 +156,8 @@ def test_canvas_submissions_zip(ps1, nb, tmp_path):
         "222": "late_doe_jane_222_333_ps1_attention-1.ipynb",
         "444": "leeann_LATE_444_555_ps1.ipynb",
     }
+    # Canvas's LATE markers, either place, any case; the last upload's decides (444's earlier was not late)
+    assert {s.student: s.late for s in intake.submissions} == {"12345": False, "222": True, "444": True}
     assert all(s.notebook.is_relative_to(tmp_path / "work") for s in intake.submissions)
     roster = tmp_path / "canvas_gradebook.csv"  # Canvas's own gradebook export as the roster
     roster.write_text(
