@@ -122,7 +122,10 @@ class Question:
     extra_mutants: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     # mutants that may survive, each with the reason it is right (equivalent on the notebook's domain)
     accepted_mutants: Mapping[str, str] = field(default_factory=dict)
-    # probe arguments the coverage rules need not vary: parameter -> why
+    # probe arguments the coverage rules (proving/coverage.py, proving/contract_rules.py) need not
+    # vary: parameter -> why. Everything else is derived from the reference's signature, the probes
+    # and trying the reference — e.g. a tensor the reference accepts with a batch axis the notebook
+    # does not allow is exempted here ("the notebook asks for (T, d) only")
     coverage_exempt: Mapping[str, str] = field(default_factory=dict)
     # combinations some hidden probe must contain: description -> predicate over a call's arguments
     coverage_together: Mapping[str, Callable[[dict], bool]] = field(default_factory=dict)

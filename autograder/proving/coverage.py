@@ -12,7 +12,10 @@ On each self-test student's probes:
   {description: predicate(arguments by name) -> bool}``.
 
 A parameter can be exempted from the first three rules, with the reason, in
-``Question.coverage_exempt = {parameter: reason}``.
+``Question.coverage_exempt = {parameter: reason}``. ``contract_rules`` adds the rules that the whole
+stated contract is probed (a non-default value for each default, a batch axis the reference
+accepts, a budget's boundary value, ``None`` where the reference accepts it); the same exemption
+applies.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.proving.contract_rules import contract_problems
 from autograder.spec import Assignment, FunctionSource, Probe, Question
 
 _OMITTED = object()
@@ -105,6 +109,7 @@ def question_problems(
                     f"{q.grade_id}: argument `{p.name}` has only the visible examples' "
                     f"shapes in the hidden probes of {student}"
                 )
+        problems += contract_problems(q, student, probes)
         for description, holds in together.items():
             if not any(_holds(holds, c) for c in calls):
                 problems.append(f"{q.grade_id}: no hidden probe of {student} has {description}")

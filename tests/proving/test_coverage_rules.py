@@ -91,7 +91,7 @@ def test_interacting_options_must_be_probed_together():
 def test_a_spec_following_every_rule_passes():
     q = _question(
         scale_rows,
-        lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), -3.0, 1.0))],
+        lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 2, 4, 3), -3.0, 1.0))],
         visible=[Probe((np.ones((1, 3), np.float32), 2.0))],
     )
     together = {"a negative factor with an offset": lambda a: a["factor"] < 0 and a["offset"]}
@@ -109,3 +109,33 @@ def test_the_selftest_fails_naming_the_argument(probes, named):
     problems, results = check_probes(_assignment(_question(scale_rows, probes)))
     assert any(named in p for p in problems), problems
     assert results and results[0].grade_id == "q"
+
+
+def take_first(x, k, reverse=False):
+    x = torch.as_tensor(x)
+    return (x.flip(-2) if reverse else x)[..., :k, :]
+
+
+def test_a_default_never_given_another_value_is_named():
+    """Issue 27: PS2's t5_bias passing the table's size on to t5_bucket passes if every probe used 32."""
+    q = _question(scale_rows, lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 2, 4, 3), 3.0, 0.0))])
+    problems = _problems(q)
+    assert any("gives `offset` a value other than its default 0.0" in p for p in problems), problems
+
+
+def test_a_batch_axis_the_reference_accepts_must_be_probed():
+    """Issue 27: PS5's tester that permutes axis 0 passed where X may be (B, T, d)."""
+    probes = lambda rng: [Probe((_x(rng, 2, 3), 2.0)), Probe((_x(rng, 4, 3), 3.0, 1.0))]  # noqa: E731
+    problems = _problems(_question(scale_rows, probes))
+    assert any("`x` always has the same number of axes" in p and "batch" in p for p in problems), problems
+    exempt = replace(_question(scale_rows, probes), coverage_exempt={"x": "the notebook asks for (T, d) only"})
+    assert not any("batch" in p for p in _problems(exempt))
+
+
+def test_a_budgets_boundary_must_be_probed():
+    """Issue 27: PS6's greedy_decode that always appends a token passed: max_new_tokens = 0 was never asked."""
+    probes = lambda rng: [Probe((_x(rng, 2, 5, 3), 2)), Probe((_x(rng, 6, 3), 3, True))]  # noqa: E731
+    problems = _problems(_question(take_first, probes))
+    assert any("budget `k` its boundary value 0" in p for p in problems), problems
+    with_zero = lambda rng: [Probe((_x(rng, 2, 5, 3), 0)), Probe((_x(rng, 6, 3), 3, True))]  # noqa: E731
+    assert not any("budget" in p for p in _problems(_question(take_first, with_zero)))
