@@ -1,6 +1,6 @@
 """Part 1, where document 003's printed context vector of "shiny" is off: the printed vector
-minus the exact one (``shiny_printed_minus_exact``) and which printed entries differ from the
-exact vector rounded to 003's four decimals (``shiny_entries_off``). References from the
+minus the exact one (``shiny_printed_minus_exact``) and, entry by entry, whether the printed value
+differs from the exact one rounded to 003's four decimals (``shiny_entries_off``). References from the
 exact context vector (``by_hand``), the known-wrong answers and their feedback."""
 
 import numpy as np
@@ -25,10 +25,11 @@ def printed_minus_exact():
     return np.array(SHINY_PRINTED_003) - exact_context()
 
 
-def entries_off():
-    """Indices (0-based) of the printed entries that are not the exact value rounded to 4 decimals."""
-    rounded = np.round(exact_context(), PRINTED_DECIMALS)
-    return [i for i, (p, r) in enumerate(zip(SHINY_PRINTED_003, rounded, strict=True)) if not np.isclose(p, r)]
+def entries_off(decimals=PRINTED_DECIMALS):
+    """For each printed entry: does it differ from the exact value rounded to ``decimals``?"""
+    rounded = np.round(exact_context(), decimals)
+    printed = np.round(np.array(SHINY_PRINTED_003), decimals)
+    return [bool(not np.isclose(p, r)) for p, r in zip(printed, rounded, strict=True)]
 
 
 QUESTIONS = [
@@ -64,23 +65,24 @@ QUESTIONS = [
         title="Which printed entries of document 003 are off",
         call=False,
         reference=entries_off,
-        compare=Exact(integers=True),
+        compare=Exact(),
         misconceptions=(
             Misconception(
                 "all_entries_off",
-                "Round the exact vector to the four decimals 003 prints before comparing: one of "
-                "the three entries agrees at that precision.",
-                lambda: [0, 1, 2],
+                "Round the exact vector to the four decimals 003 prints before comparing: not every "
+                "entry differs at that precision.",
+                lambda: [True, True, True],
             ),
             Misconception(
                 "no_entry_off",
                 "At four decimals the printed vector and the exact one do not agree everywhere.",
-                lambda: [],
+                lambda: [False, False, False],
             ),
             Misconception(
-                "one_based_indices",
-                "Give the indices 0-based (the first entry is index 0), as Python indexes.",
-                lambda: [i + 1 for i in entries_off()],
+                "compared_at_three_decimals",
+                "Compare at the four decimals 003 prints: rounded to three, a slip in the fourth "
+                "decimal can disappear.",
+                lambda: entries_off(decimals=3),
             ),
         ),
     ),

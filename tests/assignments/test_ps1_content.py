@@ -1,0 +1,211 @@
+"""PS1's content against the documents it quotes (issue 25): each document error a PS1 question
+assesses is rejected with feedback that names it, each value the notebook quotes from a
+document is what the reference computes, and each new reference is checked by an independent
+computation (PyTorch's own modules, Monte Carlo, matrix rank). In process: no sandbox."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy
+import torch
+
+from autograder.judging.instructor_answers import known_wrong_outcome
+from autograder.judging.verdict import judge
+from autograder.spec import load_assignment, problem_set_module
+
+STUDENT = "content-test-student"
+
+
+@pytest.fixture(scope="module")
+def ps1():
+    return load_assignment("ps1")
+
+
+@pytest.fixture(scope="module")
+def modules(ps1):
+    package = problem_set_module(ps1)
+    return {name: getattr(package, name) for name in ("document_000_counts", "scale_tester", "score_order")}
+
+
+def verdict(assignment, grade_id, answer):
+    """The verdict for a student whose answer is ``answer`` (a function, or a value's maker)."""
+    question = assignment.question(grade_id)
+    probes = question.probes_for(STUDENT, assignment)
+    return judge(question, probes, known_wrong_outcome(question, probes, answer))
+
+
+def reference_of(assignment, grade_id):
+    question = assignment.question(grade_id)
+    return question.expected(question.probes_for(STUDENT, assignment)[0])
+
+
+# ---- each document error: rejected, and its feedback names it
+
+
+DOCUMENT_ERRORS = {
+    # grade id -> (the document's answer, the misconception, words its feedback must contain)
+    "context_shiny": (lambda: [0.3992, 0.3858, 0.8610], "document_003_rounding", "document 003 prints"),
+    "attention_sparsity": (lambda: [0.0, 4.0, 5 / 9], "softmax_is_sparse", "document 000 calls it sparse"),
+    "attention_params_formula": (lambda: "N**2*D**2", "attention_n2d2", "document 000's O(N²D²)"),
+    "shared_projection": (lambda: "B", "weights_symmetric", "each row is normalised"),
+}
+
+
+@pytest.mark.parametrize("grade_id", DOCUMENT_ERRORS)
+def test_document_error_is_rejected_and_named(ps1, grade_id):
+    answer, misconception, words = DOCUMENT_ERRORS[grade_id]
+    result = verdict(ps1, grade_id, answer)
+    assert result.score == 0
+    assert result.misconception == misconception
+    assert words in result.feedback
+
+
+def test_document_000_own_numbers_are_named(ps1, modules):
+    m = modules["document_000_counts"]
+    as_printed = verdict(ps1, "doc000_counts", m.doc000_as_printed)
+    assert as_printed.misconception == "doc000_as_printed"
+    for name, wrong, words in (
+        ("doc000_attention_768", lambda: m.counts_with(attention=m.DOC000_ATTENTION), "768 in a 1024-wide"),
+        ("doc000_ffn_narrows", lambda: m.counts_with(ffn=m.DOC000_FFN), "narrows to d/2"),
+        (
+            "doc000_encoder_plus_encoder",
+            lambda: m.counts_with(decoder_as_encoder=True),
+            "Total Encoder + Total Encoder",
+        ),
+    ):
+        result = verdict(ps1, "doc000_counts", wrong)
+        assert (result.score, result.misconception) == (0, name)
+        assert words in result.feedback
+
+
+def test_document_000_lines_as_the_notebook_quotes_them(modules):
+    """The notebook quotes 000's lines verbatim; its sums are what 000 prints, and its last line
+    adds the encoder stack to the decoder stack although it is labelled encoder + encoder."""
+    m = modules["document_000_counts"]
+    printed = m.doc000_printed_totals()
+    assert (m.DOC000_ATTENTION, m.DOC000_FFN) == (787456 + 2361600, 524800 + 525312)
+    assert (printed["encoder_layer"], printed["decoder_layer"]) == (4203264, 7354368)
+    assert (printed["total_encoder"], printed["total_decoder"]) == (50439168, 58834944)
+    assert printed["total_params"] == 109274112 == 50439168 + 58834944 != 50439168 + 50439168
+
+
+def test_document_000_corrected_count_matches_pytorch(ps1):
+    """An nn.Transformer of 000's size without its final norms, plus one shared 32000 × 1024
+    table, has the parameters the corrected table states."""
+    expected = reference_of(ps1, "doc000_counts")
+    model = torch.nn.Transformer(1024, 4, 12, 8, 4096, batch_first=True, device="meta")
+    final_norms = sum(p.numel() for n in (model.encoder.norm, model.decoder.norm) for p in n.parameters())
+    counted = sum(p.numel() for p in model.parameters()) - final_norms + 32000 * 1024
+    assert expected["total"] == counted
+    assert expected["attention"] == sum(p.numel() for p in model.encoder.layers[0].self_attn.parameters())
+
+
+def test_pre_ln_total_is_nn_transformer_with_its_final_norms(ps1):
+    """PyTorch's nn.Transformer has a LayerNorm after each stack; with norm_first it is Pre-LN."""
+    params = ps1.params_for(STUDENT)
+    d = params["d_model"]
+    expected = reference_of(ps1, "pre_ln_counts")
+    model = torch.nn.Transformer(
+        d,
+        params["n_heads"],
+        params["n_enc_layers"],
+        params["n_dec_layers"],
+        params["d_ff_factor"] * d,
+        norm_first=True,
+        batch_first=True,
+        enable_nested_tensor=False,
+        device="meta",
+    )
+    assert expected["total"] == sum(p.numel() for p in model.parameters()) + params["vocab"] * d
+    post_ln = reference_of(ps1, "param_counts")
+    assert expected["encoder_layer"] == post_ln["encoder_layer"]
+
+
+# ---- why √d_k
+
+
+def test_score_variance_is_d_k_on_seeded_samples(ps1):
+    expected = sympy.sympify(reference_of(ps1, "score_variance_formula"))
+    g = torch.Generator().manual_seed(0)
+    for d_k in (4, 64, 256):
+        q, k = torch.randn(20000, d_k, generator=g), torch.randn(20000, d_k, generator=g)
+        measured = float((q * k).sum(-1).var())
+        assert measured == pytest.approx(
+            float(expected.subs({symbol: d_k for symbol in expected.free_symbols})), rel=0.05
+        )
+        assert float((q * k).sum(-1).div(math.sqrt(d_k)).var()) == pytest.approx(1.0, rel=0.05)
+
+
+def test_saturation_shows_document_002_printed_weights(ps1):
+    (largest, smallest), (scaled_largest, scaled_smallest) = reference_of(ps1, "saturation_002")
+    assert (largest, smallest) == (pytest.approx(0.99418, rel=1e-4), pytest.approx(1.5562e-07, rel=1e-4))
+    assert scaled_largest < largest and scaled_smallest > 1000 * smallest
+
+
+def test_scale_tester_reference_and_weak_testers(modules):
+    m = modules["scale_tester"]
+    subjects = {name: source.compile() for name, source in m.SUBJECTS.items()}
+    right = {"scaled_right", "scaled_right_by_torch", "scaled_queries_first"}
+    assert {name for name, f in subjects.items() if m.is_correctly_scaled(f)} == right
+    for weak in (m.tester_key_width_one, m.tester_equal_sizes, m.tester_tiny_inputs, m.tester_exact_equality):
+        assert any(weak(f) != (name in right) for name, f in subjects.items()), weak.__name__
+
+
+def test_scale_tester_weak_tester_named(ps1, modules):
+    result = verdict(ps1, "scale_tester", modules["scale_tester"].tester_key_width_one)
+    assert (result.score, result.misconception) == (0, "tester_key_width_one")
+
+
+# ---- 001's "QKᵀ can be replaced by KQᵀ"
+
+
+def test_kq_weights_are_not_the_transposed_weights(ps1):
+    kq = np.asarray(reference_of(ps1, "kq_weights_002"))
+    qk = np.asarray(reference_of(ps1, "weights_002"))
+    assert not np.allclose(kq, qk.T, atol=1e-3)
+    assert np.allclose(kq.sum(-1), 1) and not np.allclose(qk.sum(0), 1)
+    result = verdict(ps1, "kq_weights_002", lambda: qk.T)
+    assert result.misconception == "kq_transposed_weights"
+
+
+def test_shared_projection_options(modules):
+    m = modules["score_order"]
+    demo = m.shared_projection_demo()
+    assert demo == {"scores_symmetric": True, "weights_symmetric": False, "diagonal_always_wins": False}
+    g = torch.Generator().manual_seed(1)
+    x, w = torch.randn(7, 5, generator=g), torch.randn(5, 3, generator=g)
+    scores = (x @ w) @ (x @ w).T
+    assert torch.allclose(scores, scores.T)
+    assert m.SHARED_PROJECTION_ANSWER == "A"
+
+
+def test_scores_rank_is_reached(ps1, modules):
+    g = torch.Generator().manual_seed(2)
+    measured = [
+        int(
+            torch.linalg.matrix_rank(
+                torch.randn(t, dk, generator=g, dtype=torch.float64)
+                @ torch.randn(dk, t, generator=g, dtype=torch.float64)
+            )
+        )
+        for t, dk in modules["score_order"].RANK_SHAPES
+    ]
+    assert measured == reference_of(ps1, "scores_rank")
+
+
+# ---- document 003's printed context vector
+
+
+def test_shiny_slip_references(ps1):
+    exact = np.asarray(reference_of(ps1, "context_shiny"), dtype=np.float64)
+    printed = np.array([0.3992, 0.3858, 0.8610])
+    assert np.allclose(np.asarray(reference_of(ps1, "shiny_printed_minus_exact")), printed - exact, atol=1e-6)
+    assert reference_of(ps1, "shiny_entries_off") == [bool(round(e, 4) != p) for e, p in zip(exact, printed)]
+    assert verdict(ps1, "shiny_entries_off", lambda: [True, True, True]).misconception == "all_entries_off"
+
+
+def test_shapes_decoder_ffn_uses_the_target_length(ps1):
+    shapes = reference_of(ps1, "shapes")
+    params = ps1.params_for(STUDENT)
+    assert shapes["decoder_ffn_hidden"][1] == params["tgt_len"] and shapes["ffn_hidden"][1] == params["src_len"]
