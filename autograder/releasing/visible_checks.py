@@ -38,8 +38,10 @@ MAGNITUDE_SAMPLE = [f"student-{i:03d}" for i in range(40)]
 def array_literal(value, args_as: str) -> str:
     if isinstance(value, FunctionSource):
         return value.name
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, int, float, str, dict)):
         return repr(value)
+    if isinstance(value, (list, tuple)) and not _numeric(value):
+        return repr(value)  # plain data that is not an array: words, merges, nested lists of strings
     arr = np.asarray(value)
     if arr.dtype == bool:
         dtype = "torch.bool" if args_as == "torch" else "bool"
@@ -49,6 +51,13 @@ def array_literal(value, args_as: str) -> str:
         dtype = "torch.float32" if args_as == "torch" else "np.float32"
     ctor = "torch.tensor" if args_as == "torch" else "np.array"
     return f"{ctor}({nested(arr, digits=9)}, dtype={dtype})"  # 9 digits: float32 round-trips
+
+
+def _numeric(value) -> bool:
+    """A list (nested) of numbers only, which the released check writes as an array."""
+    if isinstance(value, (list, tuple)):
+        return all(_numeric(v) for v in value)
+    return isinstance(value, (bool, int, float, np.number))
 
 
 # ---------------------------------------------------------------- check kinds
