@@ -9,7 +9,9 @@ the proxy and the Hub's OAuth, and:
 * alice uploads her notebook with the service's form and lands on her feedback page, scored;
 * bob is refused alice's feedback page and her submission's JSON (403), and submits his own
   through the API with a Hub API token (what a script or a notebook server sends);
-* prof, an instructor only through the Hub group formgrade-<course>, sees the queue; bob does not.
+* prof, an instructor only through the Hub group formgrade-<course>, sees the queue; bob does not;
+* an upload over the size limit is a 413 that says the limit (JSON for bob's token, an HTML page
+  for alice's browser), a file that is no notebook a 400, through the Hub's proxy as standalone.
 """
 
 from __future__ import annotations
@@ -220,6 +222,23 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(req, timeout=60)
     assert refused.value.code == 403
+
+    # refusals say why through the proxy too: a 50 MB upload is a 413 naming the limit (not the
+    # Hub's "503 ... Your server appears to be down"), a file that is no notebook a 400
+    for data, status, words in (
+        (b"x" * (50 << 20), 413, "at most 16 MB"),
+        (json.dumps({"answer": 42}).encode(), 400, "not a Jupyter notebook"),
+    ):
+        req = urllib.request.Request(
+            f"{base}/services/autograder/api/submit/ps1", data=data, headers={"Authorization": f"token {bob_token}"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=180)
+        said = json.loads(refused.value.read())
+        assert refused.value.code == status and words in said["error"], (refused.value.code, said, hub_log()[-2000:])
+    huge, ctype = multipart({"_xsrf": xsrf}, ps1.notebook, b"x" * (50 << 20))  # alice's browser: an HTML page
+    status, _, page = alice.open(action, huge, {"Content-Type": ctype, "Accept": "text/html"})
+    assert status == 413 and "at most 16 MB" in page and "<html" in page, (status, page[:500])
 
     prof = Browser(base)
     prof.login("prof")
