@@ -216,10 +216,10 @@ def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
             continue
         start = starts.pop()
         if start >= 1 and all(wrong == set(range(start, n)) for n, wrong in found):
-            where = "index" if first.ndim == 1 else f"index along axis {axis}"
+            where = "" if first.ndim == 1 else f" along axis {axis}"
             return Diagnosis(
                 "location",
-                f"your values agree up to {where} {start - 1} and are wrong from "
+                f"your values agree up to index {start - 1}{where} and are wrong from "
                 f"{start} on: what changes with that index (a rate, a frequency, a "
                 "step, a position) is off, while the starting value is right",
             )
