@@ -8,7 +8,9 @@ i.e. ``base ** (-2 * arange(d // 2) / d)`` in code.
 
 RoPE conventions (same frequencies, different pairing of the d coordinates):
   * ``"interleaved"`` (RoFormer paper, Q4 of the homework): pairs (x_0, x_1), (x_2, x_3), …
-  * ``"half"`` (GPT-NeoX, LLaMA, Hugging Face ``rotate_half``): pairs (x_i, x_{i+d/2}).
+  * ``"half"`` (GPT-NeoX, Hugging Face ``rotate_half``): pairs (x_i, x_{i+d/2}). Meta's LLaMA
+    code pairs interleaved (complex products of adjacent pairs); Hugging Face's LLaMA port uses
+    ``rotate_half`` after permuting W_Q/W_K's rows once.
 They are related by the fixed permutation ``rope_half_permutation(d)`` = [0, 2, 4, …, 1, 3, …]:
 ``apply_rope(x[..., P], pos, convention="half") == apply_rope(x, pos, "interleaved")[..., P]``.
 """
