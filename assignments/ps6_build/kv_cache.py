@@ -3,14 +3,13 @@
 self-attention of new tokens over the cached keys and values of the earlier ones plus their own,
 which must equal recomputing the whole sequence (the probes' caches are the reference's own
 projections of earlier tokens; tests/assignments/test_ps6_content.py checks the equality against
-``solutions.layers.Attention``'s cache) — and ``kv_cache_bytes``, the bytes a cache holds for one
-sequence at document 000's sizes."""
+``solutions.layers.Attention``'s cache). The cache's size is PS3's question (``kv_cache_bytes``)."""
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.authoring import AllClose, Exact, Misconception, Probe, Question
+from autograder.authoring import AllClose, Misconception, Probe, Question
 
 from .common import mha_weights, randn
 
@@ -103,15 +102,6 @@ def cache_probes(rng):
     ]
 
 
-# The cache-size question: document 000's width and sequence length, a 6-layer decoder, float32.
-CACHE_LAYERS, CACHE_TOKENS, CACHE_D_MODEL, CACHE_BYTES_PER_NUMBER = 6, 2048, 1024, 4
-
-
-def cache_bytes(layers, tokens, d_model, bytes_per_number):
-    """Keys and values (2) of every layer, one d_model-wide vector per token each."""
-    return 2 * layers * tokens * d_model * bytes_per_number
-
-
 _VISIBLE_RNG = np.random.default_rng(707)
 
 QUESTIONS = [
@@ -143,31 +133,6 @@ QUESTIONS = [
                 "With several new tokens, new token i may not see the new tokens after it: the mask "
                 "over [cache, new] is causal, offset by the cache's length.",
                 new_block_not_causal,
-            ),
-        ),
-    ),
-    Question(
-        grade_id="kv_cache_bytes",
-        answer="kv_cache_bytes",
-        title="The size of a KV cache",
-        call=False,
-        reference=lambda: cache_bytes(CACHE_LAYERS, CACHE_TOKENS, CACHE_D_MODEL, CACHE_BYTES_PER_NUMBER),
-        compare=Exact(integers=True),
-        misconceptions=(
-            Misconception(
-                "keys_only",
-                "A cache holds the values as well as the keys.",
-                lambda: cache_bytes(CACHE_LAYERS, CACHE_TOKENS, CACHE_D_MODEL, CACHE_BYTES_PER_NUMBER) // 2,
-            ),
-            Misconception(
-                "one_layer",
-                "Every layer's self-attention has its own keys and values: cache them all.",
-                lambda: cache_bytes(1, CACHE_TOKENS, CACHE_D_MODEL, CACHE_BYTES_PER_NUMBER),
-            ),
-            Misconception(
-                "numbers_not_bytes",
-                "The question asks for bytes: each float32 number takes more than one.",
-                lambda: cache_bytes(CACHE_LAYERS, CACHE_TOKENS, CACHE_D_MODEL, 1),
             ),
         ),
     ),

@@ -181,6 +181,7 @@ def probs_probes(rng):
     probes.append(Probe((_logits(rng, v), 0.0, None, None), "temperature 0 (greedy)"))
     probes += tie_probes(rng, v)
     probes.append(Probe((_logits(rng, v), 1.0, v, 1.0), "top-k = V and top-p = 1 (nothing filtered)"))
+    probes.append(Probe((_logits(rng, 2, v), 1.3, 1, None), "(2, V) logits, top-k 1 (greedy by another road)"))
     return probes
 
 
