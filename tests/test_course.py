@@ -58,6 +58,7 @@ def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
         "ps4_alibi",
         "ps5_equivariance",
         "ps6_build",
+        "ps7_tasks",
     ]
     assert all((c.root / d).is_dir() for d in ("release", "submitted", "autograded", "feedback"))
     assert not list(c.source.rglob("__pycache__"))
