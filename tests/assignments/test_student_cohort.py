@@ -5,7 +5,8 @@ magics, displays, plots and scratch cells, classes — get full marks, and each 
 
 A mistake's ``knock_on`` questions (later answers that call the faulty one) are not asserted:
 the root-cause policy decides whether they are charged (README, "Feedback").
-PS6's training questions are left as released in these notebooks and are not graded here.
+The training questions (PS6's copy and addition, PS7's shift_generalises) are left as released in
+these notebooks and are not graded here.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from autograder.intake.collect import collect_folder
 from autograder.spec import load_assignment
 
 STUDENTS = Path(__file__).parent / "students"
-TRAINING = ("train_copy", "train_addition")
+TRAINING = ("train_copy", "train_addition", "shift_generalises")
 
 
 @pytest.fixture(scope="module", params=sorted(p.name for p in STUDENTS.iterdir() if (p / "manifest.json").exists()))
