@@ -12,6 +12,12 @@ def permutation_probes(rng):
     return [Probe((int(d),), f"d = {d}") for d in sorted(rng.choice([6, 8, 10, 12, 16, 64], 3, replace=False))]
 
 
+# ---- reference: solutions.positional.rope_half_permutation, read off the (d/2, 2) table of the
+# pairs (d is even in the notebook; arange(0, d, 2)'s stop d ± 1 would be a mutant no even d shows)
+def rope_permutation(d):
+    return torch.arange(int(d)).reshape(-1, 2).T.flatten()
+
+
 # ---- known-wrong answers: rope_permutation(d)
 def permutation_inverse(d):
     return torch.argsort(rope_half_permutation(d))
@@ -26,7 +32,7 @@ QUESTIONS = [
         grade_id="rope_permutation",
         answer="rope_permutation",
         title="From one convention to the other",
-        reference=rope_half_permutation,
+        reference=rope_permutation,
         probes=permutation_probes,
         compare=IntegerArray(),
         visible=[Probe((4,), "d = 4")],

@@ -3,8 +3,9 @@ probes, the known-wrong scores and their feedback. The student's answer may call
 `rope_matrix` or `apply_rope` (root cause)."""
 
 import numpy as np
+import sympy
 
-from autograder.authoring import Misconception, Probe, Question, Scalar
+from autograder.authoring import Formula, Misconception, Probe, Question, Scalar
 from solutions.encodings import rope_score_from_offset
 
 
@@ -36,7 +37,56 @@ def score_no_rotation(q, k, offset, base=10000.0):
     return (q.double() * k.double()).sum()
 
 
+# ---- 6a: the identity for d = 2 (θ_1 = 1), as a formula
+SCORE_SYMBOLS = ("q1", "q2", "k1", "k2", "m", "n")
+_Q1, _Q2, _K1, _K2, _M, _N = sympy.symbols(SCORE_SYMBOLS, positive=True)
+
+
+def rotate_2d(x1, x2, angle):
+    return x1 * sympy.cos(angle) - x2 * sympy.sin(angle), x1 * sympy.sin(angle) + x2 * sympy.cos(angle)
+
+
+def score_formula(query_angle=_M, key_angle=_N):
+    """(R_m q)·(R_n k) for d = 2, θ_1 = 1, built from the two rotations (not typed in)."""
+    q = rotate_2d(_Q1, _Q2, query_angle)
+    k = rotate_2d(_K1, _K2, key_angle)
+    return sympy.expand(q[0] * k[0] + q[1] * k[1])
+
+
 QUESTIONS = [
+    Question(
+        grade_id="score_formula",
+        answer="score_formula",
+        title="(R_m q)·(R_n k) for one pair",
+        call=False,
+        reference=score_formula,
+        compare=Formula(SCORE_SYMBOLS),
+        misconceptions=(
+            Misconception(
+                "angles_add",
+                "R_mᵀ R_n = R_{n−m}: transposing R_m turns by −m, so the angles subtract. Yours "
+                "turns by the sum of the two angles.",
+                lambda: score_formula(-_M, _N),
+            ),
+            Misconception(
+                "offset_sign",
+                "The key's rotation is by n and the query's by m: the score turns k by n − m "
+                "relative to q. Yours has the offset's sign reversed.",
+                lambda: score_formula(_N, _M),
+            ),
+            Misconception(
+                "no_rotation",
+                "The rotations do not cancel: the score depends on the offset through a cosine and a sine of it.",
+                lambda: _Q1 * _K1 + _Q2 * _K2,
+            ),
+            Misconception(
+                "no_sine_term",
+                "A term is missing: besides (q1·k1 + q2·k2) times a cosine, the cross products "
+                "q1·k2 and q2·k1 enter with a sine.",
+                lambda: (_Q1 * _K1 + _Q2 * _K2) * sympy.cos(_N - _M),
+            ),
+        ),
+    ),
     Question(
         grade_id="score_from_offset",
         answer="score_from_offset",

@@ -1,7 +1,7 @@
 """Part 1, the frequencies θ_i = base^(−2(i−1)/d): the reference, the probes, the known-wrong
 frequencies and their feedback."""
 
-from autograder.authoring import AllClose, Misconception, Probe, Question
+from autograder.authoring import AllClose, Choice, Misconception, Probe, Question
 from solutions.positional import rope_frequencies
 
 from .common import EXPONENT_SIGN, thetas
@@ -20,6 +20,15 @@ def thetas_probes(rng):
 # ---- reference
 def rope_thetas(d, base):
     return rope_frequencies(d, base)
+
+
+FASTEST_OPTIONS = ("first", "last", "all the same", "depends on m")
+
+
+def fastest_pair():
+    """The pair with the largest θ_i (the angle m·θ_i grows fastest with m), as an option."""
+    th = rope_frequencies(64, 10000.0)
+    return {0: "first", len(th) - 1: "last"}[int(th.argmax())]
 
 
 # ---- known-wrong answers: rope_thetas(d, base)
@@ -57,6 +66,29 @@ QUESTIONS = [
                 "i starts at 1 and the exponent uses i − 1: θ_1 = base^0 = 1 "
                 "(the first pair turns by m radians), θ_2 = base^(−2/d), …",
                 thetas_off_by_one,
+            ),
+        ),
+    ),
+    Question(
+        grade_id="fastest_pair",
+        answer="fastest_pair",
+        title="Which pairs turn fastest?",
+        call=False,
+        reference=fastest_pair,
+        compare=Choice(FASTEST_OPTIONS),
+        misconceptions=(
+            Misconception("exponent_sign", EXPONENT_SIGN, lambda: "last"),
+            Misconception(
+                "all_the_same",
+                "Each pair has its own frequency θ_i = base^(−2(i−1)/d): the pairs turn at "
+                "different speeds (in document 000's setting θ_1 and θ_2 differ tenfold).",
+                lambda: "all the same",
+            ),
+            Misconception(
+                "depends_on_m",
+                "Every pair's angle m·θ_i grows in proportion to m, so their order by speed is the same "
+                "at every position: it is decided by θ_i alone.",
+                lambda: "depends on m",
             ),
         ),
     ),
