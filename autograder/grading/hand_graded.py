@@ -2,8 +2,10 @@
 no autograder spec) — proofs and paragraphs an instructor grades in formgrader.
 
 They appear in ``results.json`` and on feedback pages as ``pending`` with their points, so a
-student reads "13/15 autograded, 3 points graded by hand still to come" rather than a bare 13/15.
-Their entry's ``score`` is 0 and never counts in the record's ``score`` (the autograded total).
+student reads "13/15 autograded, 3 points graded by hand still to come" rather than a bare 13/15;
+one handed in as released ("YOUR ANSWER HERE") is ``unanswered``, 0 points, as nbgrader scores it.
+Their entry's ``score`` is 0 and never counts in the record's ``score`` (the autograded total);
+``autograder final-grades`` adds the graders' scores from the gradebook.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from autograder.spec import Assignment
 
 PENDING = "pending"
 PENDING_FEEDBACK = "graded by hand — these points are still to come"
+UNANSWERED = "unanswered"
+UNANSWERED_FEEDBACK = "No response: this answer was handed in as released, which scores 0."
 
 
 @dataclass(frozen=True)
@@ -58,14 +62,41 @@ def hand_graded(assignment: Assignment) -> tuple[HandGraded, ...]:
     return _read(str(path), path.stat().st_mtime, frozenset(q.grade_id for q in assignment.questions))
 
 
-def pending_entries(assignment: Assignment) -> dict[str, dict]:
-    """results.json ``questions`` entries for the hand-graded cells."""
+def left_unanswered(notebook: Path) -> set[str]:
+    """Grade ids of the hand-gradable cells handed in as released: the cell's nbgrader checksum
+    (written by the release) still equals the cell's — nbgrader's ``determine_grade`` rule, which
+    scores such a cell 0 without a grader. An unreadable notebook has none."""
+    import nbformat
+    from nbgrader.utils import compute_checksum
+
+    try:
+        cells = nbformat.read(str(notebook), as_version=4).cells  # sources joined, as nbgrader reads them
+    except Exception:  # noqa: BLE001 - a student's file: unreadable is reported by the grading itself
+        return set()
+    found = set()
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and meta.get("checksum"):
+            try:
+                same = compute_checksum(cell) == meta["checksum"]
+            except (KeyError, TypeError, AttributeError):
+                continue
+            if same:
+                found.add(str(meta.get("grade_id")))
+    return found
+
+
+def pending_entries(assignment: Assignment, notebook: Path | None = None) -> dict[str, dict]:
+    """results.json ``questions`` entries for the hand-graded cells: ``pending`` for a grader, or,
+    given the submitted ``notebook``, ``unanswered`` (0, as nbgrader scores it) for a cell
+    handed in as released."""
+    blank = left_unanswered(notebook) if notebook is not None else set()
     return {
         h.grade_id: {
             "score": 0.0,
             "max_score": h.points,
-            "status": PENDING,
-            "feedback": PENDING_FEEDBACK,
+            "status": UNANSWERED if h.grade_id in blank else PENDING,
+            "feedback": UNANSWERED_FEEDBACK if h.grade_id in blank else PENDING_FEEDBACK,
             "misconception": None,
         }
         for h in hand_graded(assignment)
@@ -73,5 +104,5 @@ def pending_entries(assignment: Assignment) -> dict[str, dict]:
 
 
 def autograded(questions: dict) -> dict:
-    """The entries that are not pending (what the autograded totals are made of)."""
-    return {gid: q for gid, q in questions.items() if q.get("status") != PENDING}
+    """The entries that are not hand-graded (what the autograded totals are made of)."""
+    return {gid: q for gid, q in questions.items() if q.get("status") not in (PENDING, UNANSWERED)}

@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from autograder.grading.hand_graded import PENDING, hand_graded
+from autograder.grading.hand_graded import PENDING, UNANSWERED, hand_graded
 from autograder.spec import Assignment
 
 
@@ -80,14 +80,14 @@ def write_junit(assignment: Assignment, results: dict, path: Path) -> None:
             name=student,
             tests=str(len(qs)),
             skipped=str(sum(q["status"] == PENDING for q in qs.values())),
-            failures=str(sum(q["status"] == "failed" for q in qs.values())),
+            failures=str(sum(q["status"] in ("failed", UNANSWERED) for q in qs.values())),
             errors=str(sum(q["status"] in ("error", "timeout", "missing") for q in qs.values())),
         )
         for gid, q in qs.items():
             case = ET.SubElement(suite, "testcase", classname=f"{assignment.name}.{student}", name=gid)
             if q["status"] == PENDING:
                 ET.SubElement(case, "skipped", message=q["feedback"][:500])
-            elif q["status"] == "failed":
+            elif q["status"] in ("failed", UNANSWERED):
                 ET.SubElement(case, "failure", message=q["feedback"][:500])
             elif q["status"] != "passed":
                 ET.SubElement(case, "error", message=f"{q['status']}: {q['feedback']}"[:500])

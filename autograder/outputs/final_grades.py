@@ -23,15 +23,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.errors import AutograderError
-from autograder.grading.hand_graded import PENDING, hand_graded
+from autograder.grading.hand_graded import PENDING, UNANSWERED, UNANSWERED_FEEDBACK, hand_graded
 from autograder.intake.roster import Roster
 from autograder.outputs.gradebook import as_db_url, find_course
 from autograder.spec import Assignment
 
 GRADED = "graded"
-UNANSWERED = "unanswered"
 HAND_GRADED_FEEDBACK = "graded by hand"
-UNANSWERED_FEEDBACK = "No response: this answer was handed in as released, which scores 0."
 NOT_HANDED_IN = "nothing was handed in for this question"
 
 
@@ -101,7 +99,7 @@ def _from_gradebook(gb, assignment: Assignment, submission, rec: dict, hand: set
     for gid, (grade, comment) in _grade_entries(gb, submission).items():
         kit = dict(rec["questions"].get(gid) or {"status": "missing", "feedback": "", "max_score": grade.max_score})
         score = float(grade.score or 0.0)
-        if gid in hand or kit.get("status") == PENDING:
+        if gid in hand or kit.get("status") in (PENDING, UNANSWERED):
             kit.update(_hand_graded(grade, comment))
         else:
             if grade.auto_score is not None and float(grade.auto_score) != float(kit.get("score", 0.0)):

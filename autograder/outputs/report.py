@@ -76,8 +76,9 @@ def question_stats(results: dict, assignment=None) -> list[QuestionStats]:
     stats = []
     for gid in question_ids(results, assignment):
         entries = [rec["questions"].get(gid) for rec in students]
-        if all(q is None or q.get("status") == "pending" for q in entries):
-            continue  # hand-graded, not graded yet: no statistics
+        waiting = [q.get("status") for q in entries if q is not None and q.get("status") in ("pending", "unanswered")]
+        if "pending" in waiting or len(waiting) == sum(q is not None for q in entries):
+            continue  # hand-graded, not (all) graded yet: no statistics
         max_score = float(next(q["max_score"] for q in entries if q))
         scores = [float(q["score"]) if q else 0.0 for q in entries]
         fractions = [s / max_score if max_score else 0.0 for s in scores]

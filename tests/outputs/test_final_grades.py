@@ -14,9 +14,9 @@ import nbformat
 import pytest
 
 from autograder.cli.main import main
-from autograder.grading.hand_graded import PENDING, pending_entries
+from autograder.grading.hand_graded import PENDING, UNANSWERED, left_unanswered, pending_entries
 from autograder.outputs.feedback_pages import feedback_page
-from autograder.outputs.final_grades import GRADED, UNANSWERED, final_results
+from autograder.outputs.final_grades import GRADED, final_results
 from autograder.outputs.formgrader_notebooks import verdict_text
 from autograder.outputs.gradebook import record_results
 from autograder.releasing.sample_submissions import make_notebook, write_submission
@@ -146,7 +146,8 @@ def test_gradebook_as_nbgrader_would_leave_it(ps4, course):
         and c.metadata.get("nbgrader", {}).get("grade")
         and not c.metadata["nbgrader"].get("solution")
     }
-    assert set(outputs) == {q.grade_id for q in ps4.questions}
+    assert "alibi_attention" in outputs and set(outputs) <= {q.grade_id for q in ps4.questions}
+    assert all(len(out) == 1 for out in outputs.values())  # every test cell: the verdict, only it
     (attention,) = outputs["alibi_attention"]
     assert attention.name == "stderr" and REASON in attention.text and "failed — 0 / 3 points" in attention.text
     assert all(
@@ -239,3 +240,15 @@ def test_a_hand_graded_cell_still_waiting_makes_the_grades_incomplete(ps4, cours
 def test_verdict_text_is_the_students_feedback():
     text = verdict_text({"status": "failed", "score": 0, "max_score": 2, "feedback": REASON})
     assert text == f"autograder: failed — 0 / 2 points\n{REASON}\n"
+
+
+def test_results_entries_say_unanswered_for_a_cell_handed_in_as_released(ps4, tmp_path):
+    blank = write_submission(tmp_path, "bob", ps4, make_notebook(ps4, solved=False))
+    answered = write_submission(tmp_path, "alice", ps4, make_notebook(ps4))
+    assert left_unanswered(blank) >= {PARAGRAPH} and PARAGRAPH not in left_unanswered(answered)
+    entry = pending_entries(ps4, blank)[PARAGRAPH]
+    assert (entry["status"], entry["score"], entry["max_score"]) == (UNANSWERED, 0.0, HAND)
+    assert pending_entries(ps4, answered)[PARAGRAPH]["status"] == PENDING
+    assert pending_entries(ps4)[PARAGRAPH]["status"] == PENDING  # no notebook: nothing to tell
+    page = feedback_page(ps4, "bob", {"score": 0, "max_score": ps4.max_score, "questions": pending_entries(ps4, blank)})
+    assert "still to come" not in page and 'class="status unanswered"' in page
