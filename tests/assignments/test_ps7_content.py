@@ -1,0 +1,175 @@
+"""PS7 (document 001's toy tasks) against the document and the reference code: the notebook's
+parser table reproduces every id 001 prints, its linearisation is ``solutions.tasks.parser``'s,
+the documents' errors (logits read as probabilities, the per-sequence loss, the shifted digits
+of the Additional Tests) are known-wrong answers that the questions reject with feedback naming
+them, and the length experiment comes out as the notebook says on the reference recipe."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from autograder.spec import as_args, load_assignment, problem_set_module, student_rng, to_plain
+from solutions.tasks import addition
+from solutions.tasks import parser as reference_parser
+
+PS7 = load_assignment("ps7_tasks")
+MODULES = problem_set_module(PS7)
+bpe, loss, parser_tokens, length = MODULES.bpe, MODULES.loss, MODULES.parser_tokens, MODULES.length
+
+
+def misconception(grade_id: str, name: str):
+    return next(m for m in PS7.question(grade_id).misconceptions if m.name == name)
+
+
+def rejected(grade_id: str, wrong) -> bool:
+    """Some hidden probe of some student tells `wrong` from the reference."""
+    q = PS7.question(grade_id)
+    if not q.call:
+        return not q.compare.matches(to_plain(wrong()), q.expected(q.probes_for("s", PS7)[0]))
+    for student in ("s1", "s2", "s3"):
+        for probe in q.probes(student_rng(student, PS7.name, grade_id)):
+            got = to_plain(wrong(*as_args(probe.args, q.args_as), **probe.kwargs))
+            if not q.compare.matches(got, q.expected(probe)):
+                return True
+    return False
+
+
+# ------------------------------------------------------------------ part 1: BPE
+
+
+def test_five_merges_split_playing_as_document_001_does():
+    merges = bpe.learn_bpe(bpe.PLAY_CORPUS, 5)
+    assert bpe.bpe_tokenize("playing", merges) == ["play", "ing"]
+    # the corpus has a three-way tie at the third merge: the stated tuple rule decides it
+    counts = bpe.pair_counts({" ".join(w): f for w, f in bpe.PLAY_CORPUS.items()})
+    assert counts["p l"] == counts["l a"] == counts["a y"]
+
+
+@pytest.mark.parametrize("name", ["tie_first_seen", "tie_last", "no_recount", "frequency_ignored"])
+def test_bpe_merge_mistakes_are_rejected(name):
+    assert rejected("bpe_merges", misconception("bpe_merges", name).wrong)
+
+
+# ------------------------------------------------------------------ part 2: the loss
+
+
+def test_token_loss_is_torch_cross_entropy_over_the_shifted_unpadded_targets():
+    g = torch.Generator().manual_seed(0)
+    logits, tgt = torch.randn(3, 5, 7, generator=g), torch.randint(1, 7, (3, 6), generator=g)
+    tgt[1, 4:] = 0
+    expected = torch.nn.functional.cross_entropy(logits.reshape(-1, 7), tgt[:, 1:].reshape(-1), ignore_index=0)
+    assert torch.allclose(loss.token_loss(logits, tgt, 0).float(), expected, atol=1e-6)
+
+
+def test_document_001s_worked_loss_is_its_own_slip():
+    """001 prints −1/2·(log 0.9 + log 0.8 + log 0.9 + log 0.8 + log 0.7 + log 0.8): logits read
+    as probabilities, divided by the number of sequences. The question's known-wrong answer is
+    that formula, and it is far from the cross-entropy of those logits."""
+    printed = -0.5 * sum(math.log(p) for p in (0.9, 0.8, 0.9, 0.8, 0.7, 0.8))
+    assert loss.example_as_document() == pytest.approx(printed)
+    assert abs(printed - loss.copy_example_loss()) > 0.4
+    for name in ("document_recipe", "logits_as_probabilities", "per_sequence"):
+        m = misconception("copy_example_loss", name)
+        assert rejected("copy_example_loss", m.wrong)
+    assert "document 001" in misconception("copy_example_loss", "document_recipe").feedback
+
+
+@pytest.mark.parametrize(
+    "name", ["logits_as_probabilities", "per_sequence", "no_shift", "padding_counted", "padding_in_denominator"]
+)
+def test_token_loss_mistakes_are_rejected(name):
+    assert rejected("token_loss", misconception("token_loss", name).wrong)
+
+
+# ------------------------------------------------------------------ part 3: the parser
+
+
+def test_the_notebook_table_reproduces_show_parser_examples():
+    printed = {  # document 001, show_parser_examples(): expression → (expression tokens, tree tokens)
+        "y=7/7": ([12, 1, 21, 5, 21], [6, 12, 10, 21, 21]),
+        "x=4/3": ([11, 1, 18, 5, 17], [6, 11, 10, 18, 17]),
+        "x=1*4": ([11, 1, 15, 4, 18], [6, 11, 9, 15, 18]),
+    }
+    for expr, (source, target) in printed.items():
+        assert parser_tokens.parser_token_ids(expr) == {"source": source, "target": target}
+    assert len(parser_tokens.TOKENS) == 25  # "vocab_size: 25"
+
+
+def test_explain_parser_data_uses_another_digit_table():
+    """001's explain_parser_data: "x = 4 + 9" → [11, 1, 17, 2, 22] and tree [6, 11, 7, 17, 22]."""
+    assert parser_tokens.ids_explain_table("x=4+9") == {"source": [11, 1, 17, 2, 22], "target": [6, 11, 7, 17, 22]}
+    assert rejected("parser_token_ids", parser_tokens.ids_explain_table)
+
+
+def test_printed_tree_is_the_documents_additional_tests():
+    printed = {  # document 001, test_parser(): "=== Additional Tests ==="
+        "x=1+2": ["ASSIGN", "x", "ADD", "2", "3"],
+        "y=3*4": ["ASSIGN", "y", "MUL", "4", "5"],
+        "z=5-1": ["ASSIGN", "z", "SUB", "6", "2"],
+        "x=2/3": ["ASSIGN", "x", "DIV", "3", "4"],
+    }
+    for expr, tree in printed.items():
+        assert parser_tokens.printed_tree(expr) == tree
+    for name in ("wrong_direction", "no_bug", "every_token_shifted"):
+        assert rejected("printed_tree", misconception("printed_tree", name).wrong)
+
+
+def test_linearise_is_the_reference_parsers():
+    exprs = reference_parser.all_expressions(0) + reference_parser.all_expressions(1)
+    exprs += reference_parser.all_expressions(2)[::37]
+    for expr in exprs:
+        tree = reference_parser.parse_to_tree(expr)
+        assert parser_tokens.linearise(expr) == reference_parser.linearise(tree), expr
+    assert parser_tokens.LINEARISE_SOURCE.compile()("x=1+2*3") == parser_tokens.linearise("x=1+2*3")
+
+
+def test_the_bug_values_follow_from_the_printed_ids():
+    assert PS7.question("digit_offset").reference() == 17 - 18
+    assert PS7.question("digit_zero_collides").reference() == "z"
+
+
+# ------------------------------------------------------------------ part 4: length
+
+
+def test_document_001s_addition_table_reads_four_digits_at_most():
+    """The source is digits(a) + [PLUS] + digits(b): 2n + 1 tokens (the reference task's 3-digit
+    source has 7); 001's max_position_embeddings = 10 holds n = 4, not n = 5."""
+    source, _ = addition.encode(torch.tensor([123]), torch.tensor([456]))
+    assert source.shape[1] == 2 * addition.DIGITS + 1
+    n = length.max_operand_digits(10)
+    assert 2 * n + 1 <= 10 < 2 * (n + 1) + 1
+
+
+def test_relative_bias_is_the_clipped_offset_table():
+    table = torch.randn(2, 4, dtype=torch.float64)
+    got = length.relative_bias(table, 7)
+    for i in range(7):
+        for j in range(7):
+            want = table[:, min(i - j, 3)] if j <= i else torch.full((2,), -math.inf, dtype=torch.float64)
+            assert torch.equal(got[:, i, j], want)
+
+
+def _notebook_namespace():
+    cells = json.loads((PS7.source_dir / PS7.notebook).read_text())["cells"]
+    ns: dict = {}
+    for cell in cells:
+        if cell["id"] in ("imports", "bias_impl", "shift_model", "shift_impl"):
+            exec("".join(cell["source"]), ns)
+    return ns
+
+
+def test_the_reference_recipe_generalises_and_the_learned_table_cannot():
+    ns = _notebook_namespace()
+    q = PS7.question("shift_generalises")
+    (probe,) = q.probes(student_rng("s1", PS7.name, q.grade_id))
+    got = to_plain(ns["shift_task"](*probe.args))
+    assert q.compare(got, q.expected(probe)).ok
+    torch.manual_seed(0)
+    learned = ns["ShiftModel"]("learned")
+    with pytest.raises(IndexError):
+        learned(torch.as_tensor(np.zeros((1, ns["SHIFT_LONG_LEN"]), dtype=np.int64)))
