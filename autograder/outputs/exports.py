@@ -33,7 +33,8 @@ def record_notes(rec: dict) -> list[str]:
     if rec.get("late"):
         said.append("handed in late (the LMS marked this submission LATE)")
     if rec.get("flag"):
-        said.append(f"flagged {rec['flag']}: {rec.get('flag_reason') or ''}".rstrip(": "))
+        reason = rec.get("flag_reason") or ""
+        said.append(f"flagged {rec['flag']}" + (f": {reason}" if reason and reason != rec.get("error") else ""))
     if rec.get("late_submission_penalty"):
         said.append(f"late-submission penalty: −{float(rec['late_submission_penalty']):g} points")
     return said

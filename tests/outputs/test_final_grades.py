@@ -252,3 +252,14 @@ def test_results_entries_say_unanswered_for_a_cell_handed_in_as_released(ps4, tm
     assert pending_entries(ps4)[PARAGRAPH]["status"] == PENDING  # no notebook: nothing to tell
     page = feedback_page(ps4, "bob", {"score": 0, "max_score": ps4.max_score, "questions": pending_entries(ps4, blank)})
     assert "still to come" not in page and 'class="status unanswered"' in page
+
+
+def test_record_notes_say_late_and_flag_once():
+    from autograder.outputs.exports import record_notes
+
+    assert record_notes({"late": True})[0].startswith("handed in late")
+    unreadable = {"flag": "unreadable", "flag_reason": "not JSON", "error": "not JSON"}
+    assert record_notes(unreadable) == ["flagged unreadable"]  # the error note already says why
+    other = {"flag": "wrong_assignment", "flag_reason": "the ps3 notebook"}
+    assert record_notes(other) == ["flagged wrong_assignment: the ps3 notebook"]
+    assert record_notes({"late": False, "flag": None}) == []
