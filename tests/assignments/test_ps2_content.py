@@ -1,0 +1,110 @@
+"""PS2's content (issue 25, 27): the collected answers agree with the references and with
+document 000's/001's own numbers, each document error is rejected with feedback that names it,
+the notebook quotes what its questions need, and t5_bias is probed at other bucket counts."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy
+import torch
+
+from autograder.spec import load_assignment, problem_set_module
+from solutions.encodings import sinusoidal_similarity, sinusoidal_wavelengths
+from solutions.positional import sinusoidal_encoding
+
+ASSIGNMENT = load_assignment("ps2")
+PS2 = problem_set_module(ASSIGNMENT)
+
+
+def rejected(grade_id, name):
+    """The misconception ``name`` of ``grade_id``: the compare rejects it and it is recognised."""
+    q = ASSIGNMENT.question(grade_id)
+    mis = next(m for m in q.misconceptions if m.name == name)
+    wrong = mis.wrong()
+    answer = str(wrong) if isinstance(wrong, sympy.Basic) else wrong  # a student hands in a formula as text
+    assert not q.compare(answer, q.reference()).ok
+    assert q.compare(answer, wrong).ok
+    return mis.feedback
+
+
+def test_typo_entries_follow_000s_formulas():
+    """The right table is 000's printed one; the literal typo cos(k / (n^{2i}/d)) changes
+    exactly the cosine entries of k = 1, 2 — one of them only beyond the printed digits."""
+    printed = torch.tensor([[0, 1, 0, 1], [0.84, 0.54, 0.10, 1.0], [0.91, -0.42, 0.20, 0.98]], dtype=torch.float64)
+    right = sinusoidal_encoding(3, 4, 100.0, dtype=torch.float64)
+    assert torch.allclose(right, printed, atol=0.005 + 1e-9)
+    k = torch.arange(3, dtype=torch.float64)
+    typo = right.clone()
+    for i in range(2):
+        typo[:, 2 * i + 1] = torch.cos(k / (100.0 ** (2 * i) / 4))
+    changed = [[int(a), int(b)] for a, b in torch.nonzero((typo - right).abs() > 1e-12).tolist()]
+    assert PS2.table_readings.typo_entries() == changed == [[1, 1], [1, 3], [2, 1], [2, 3]]
+    assert "0.995" in rejected("typo_entries", "printed_digits_only")
+    for name in ("position_zero", "sine_columns", "pair_zero_unchanged"):
+        rejected("typo_entries", name)
+
+
+def test_wavelength_range_bounds_every_d():
+    low, high = PS2.table_readings.wavelength_range()
+    for d in (4, 16, 128, 1024):
+        lam = sinusoidal_wavelengths(d)
+        assert math.isclose(float(lam.min()), low) and float(lam.max()) < high
+    assert float(sinusoidal_wavelengths(4096).max()) > 0.99 * high
+    assert "document 001" in rejected("wavelength_range", "factor_not_period")
+    assert "document 000" in rejected("wavelength_range", "exponent_sign")
+
+
+def test_similarity_formula_is_the_dot_product():
+    expr = PS2.similarity.similarity_formula()
+    sym = {s.name: s for s in expr.free_symbols}
+    assert set(sym) == {"Delta"}  # no p: it depends on the distance only
+    for p in (0, 7, 100):
+        dist = [0, 1, 5, 33]
+        ref = sinusoidal_similarity(p, dist, 4, 100.0)
+        got = [float(expr.subs(sym["Delta"], x)) for x in dist]
+        assert np.allclose(ref.numpy(), got)
+    for name in ("exponent_sign", "i_not_2i", "cosines_only", "normalised"):
+        rejected("similarity_formula", name)
+
+
+def test_first_rise_is_where_the_plotted_curve_turns_up():
+    s = sinusoidal_similarity(0, torch.arange(0, 300), 64).numpy()
+    rise = PS2.similarity.first_rise()
+    assert s[rise] > s[rise - 1] and all(np.diff(s[:rise]) < 0)
+    for name in ("monotone", "last_fall", "other_base"):
+        rejected("first_rise", name)
+
+
+def test_t5_bias_uses_the_tables_bucket_count():
+    """A bias that leaves t5_bucket at its default 32 buckets passes a 32-row table but not the
+    hidden 16- and 64-row ones (issue 27)."""
+    q = ASSIGNMENT.question("t5_bias")
+    probes = q.probes(np.random.default_rng(0))
+    rows = {int(np.shape(p.args[0])[0]) for p in probes}
+    assert {16, 64, 32} <= rows
+    wrong = PS2.t5_buckets.bias_variant(default_buckets=True)
+    failed = [p for p in probes if not q.compare(np.asarray(wrong(*p.args)), np.asarray(q.reference(*p.args))).ok]
+    assert failed and all(np.shape(p.args[0])[0] != 32 for p in failed)
+    assert "table.shape[0]" in rejected_function(q, "default_buckets", probes[-1].args)
+
+
+def rejected_function(q, name, args):
+    mis = next(m for m in q.misconceptions if m.name == name)
+    assert not q.compare(np.asarray(mis.wrong(*args)), np.asarray(q.reference(*args))).ok
+    return mis.feedback
+
+
+@pytest.fixture(scope="module")
+def notebook_text():
+    nb = json.loads((ASSIGNMENT.source_dir / "ps2_positional.ipynb").read_text())
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in nb["cells"]}
+
+
+def test_notebook_quotes_000_and_credits_chen_right(notebook_text):
+    assert r"\cos\left(\frac{k}{n^{2i}/d}\right)" in notebook_text["typo_text"]
+    assert "| 2 | sin(2/1) = 0.91 | cos(2/1) = −0.42" in notebook_text["typo_text"]
+    interp = notebook_text["interp_text"]
+    assert "RoPE's position indices" in interp and "Durch lineare Interpolation" in interp
+    assert not any("solutions/" in text for text in notebook_text.values() if "BEGIN SOLUTION" not in text)
