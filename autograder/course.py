@@ -99,7 +99,7 @@ def find_course(cwd: Path | None = None) -> Course:
 
 
 def shipped_problem_sets() -> Path:
-    """The six problem sets that ship with the kit (a course's source/ starts as a copy): the
+    """The seven problem sets that ship with the kit (a course's source/ starts as a copy): the
     checkout's assignments/, installed as the package ``autograder.shipped_assignments``."""
     return Path(str(importlib.resources.files("autograder.shipped_assignments")))
 
