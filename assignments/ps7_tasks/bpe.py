@@ -9,7 +9,7 @@ pair is merged first, and among pairs of equal count the one whose (a, b) comes 
 tuple order; learning stops early when no word has two symbols left; merges are applied to a word
 in the order they were learned, each left to right over non-overlapping occurrences."""
 
-from autograder.authoring import Exact, Misconception, Probe, Question
+from autograder.authoring import Exact, FunctionSource, Misconception, Probe, Question
 
 # the visible corpus: k = 5 merges split "playing" into "play" + "ing" (document 001's example)
 PLAY_CORPUS = {"play": 5, "playing": 3, "played": 2, "sing": 4, "ring": 3, "king": 2}
@@ -25,6 +25,9 @@ def pair_counts(vocab):
         for a, b in zip(symbols, symbols[1:]):
             counts[f"{a} {b}"] = counts.get(f"{a} {b}", 0) + freq
     return counts
+
+
+PAIR_COUNTS_SOURCE = FunctionSource.of(pair_counts)  # learn_bpe calls the student's pair_counts
 
 
 def merge_symbols(symbols, a, b):
@@ -188,6 +191,7 @@ QUESTIONS = [
         answer="pair_counts",
         title="BPE: counting adjacent pairs",
         reference=pair_counts,
+        reference_source=PAIR_COUNTS_SOURCE,
         probes=pair_probes,
         compare=Exact(integers=True),
         visible=[Probe(({"p l ay": 5, "p l ay i n g": 3, "s i n g": 4},), "p l ay ×5, p l ay i n g ×3, s i n g ×4")],
@@ -217,6 +221,7 @@ QUESTIONS = [
         answer="learn_bpe",
         title="BPE: learning k merges",
         reference=learn_bpe,
+        depends_on=("bpe_pair_counts",),
         probes=learn_probes,
         compare=Exact(),
         visible=[Probe((PLAY_CORPUS, 5), "play ×5, playing ×3, played ×2, sing ×4, ring ×3, king ×2; k = 5")],
