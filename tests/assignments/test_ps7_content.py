@@ -173,3 +173,14 @@ def test_the_reference_recipe_generalises_and_the_learned_table_cannot():
     learned = ns["ShiftModel"]("learned")
     with pytest.raises(IndexError):
         learned(torch.as_tensor(np.zeros((1, ns["SHIFT_LONG_LEN"]), dtype=np.int64)))
+
+
+def test_reference_sources_compute_the_reference():
+    """Root cause binds these sources in the sandbox: each must be the question's reference."""
+    sourced = [q for q in PS7.questions if q.reference_source is not None]
+    assert {q.grade_id for q in sourced} == {"bpe_pair_counts", "parser_linearise", "relative_bias"}
+    for q in sourced:
+        fn = q.reference_source.compile()
+        for probe in [*q.probes(student_rng("s1", PS7.name, q.grade_id)), *q.visible]:
+            got = to_plain(fn(*as_args(probe.args, q.args_as), **probe.kwargs))
+            assert q.compare.matches(got, q.expected(probe)), (q.grade_id, probe.label)
