@@ -2,8 +2,9 @@
 nbgrader configs (the one ``autograder init`` writes and ``examples/nbgrader_config.py``).
 
 - ``release_ignore``: ``nbgrader release_assignment`` copies release/<ps>/ to the exchange minus
-  these names. Everything ``autograder release`` writes there must get through (the notebook and
-  ``formula_check.py``, which the notebook imports for its formula checks), while caches,
+  these names. Everything ``autograder release`` writes there must get through (the notebook,
+  ``formula_check.py``, which the notebook imports for its formula checks, and ``validate.py``,
+  the students' validate step), while caches,
   checkpoints and any problem-set module that strayed in (hidden probes, references, known
   mistakes) stay home.
 - ``refuse_generate_assignment``: ``nbgrader generate_assignment`` (or formgrader's Generate
@@ -20,8 +21,9 @@ import os
 from pathlib import Path
 
 NBGRADER_DEFAULT_IGNORE = (".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback")
-# What `autograder release` ships beside the notebook (releasing/stages.py add_formula_helper).
-SHIPPED_BESIDE_NOTEBOOK = frozenset({"formula_check.py"})
+# What `autograder release` ships beside the notebook (releasing/stages.py add_formula_helper,
+# add_validate_helper).
+SHIPPED_BESIDE_NOTEBOOK = frozenset({"formula_check.py", "validate.py"})
 # A problem set's modules that stay home even when no source folder is at hand to list them.
 ALWAYS_KEPT_HOME = ("__init__.py", "questions.py")
 

@@ -3,11 +3,15 @@
 1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
    ``check_formula_symbols`` fails when a formula question accepts other symbols than its text offers
    ``add_formula_helper``    ships the formula grammar (``formula_check.py``) beside the notebook
+   ``add_validate_helper``   ships ``validate.py`` (a student's validate step, nothing of the grader)
+   ``student_commands``      the notebook's text names the command students have (``python
+                             validate.py``), not the instructor's ``autograder validate``
 2. ``fill_visible_checks``   placeholder grade cells get checks whose expected values are
                              computed from the reference now (nothing typed in by hand)
 3. ``nbgrader_generate``     nbgrader's own GenerateAssignment: strips solutions, locks cells,
                              computes checksums (we do not re-implement any of it)
-4. ``normalise``             deterministic JSON (stable ids, no volatile metadata)
+4. ``normalise``             deterministic JSON (stable ids, no volatile metadata), stamped with
+                             the problem set's name and its answer key's fingerprint
 5. ``verify_clean``          refuses a release that still holds solution code or hidden material
 
 The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
@@ -34,6 +38,8 @@ import nbformat
 
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
+from autograder.releasing import student_validate
+from autograder.releasing.answer_key import answer_key_digest
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
 from autograder.spec import Assignment, ProblemSetError
 
@@ -143,6 +149,7 @@ def normalise(ctx: ReleaseContext) -> None:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nb.metadata.pop("widgets", None)
+    nb.metadata["autograder"] = {"assignment": ctx.assignment.name, "answer_key": answer_key_digest(ctx.assignment)}
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
@@ -161,6 +168,25 @@ def add_formula_helper(ctx: ReleaseContext) -> None:
     if any(isinstance(q.compare, Formula) for q in ctx.assignment.questions):
         grammar = Path(formula_grammar.__file__).read_text(encoding="utf-8")
         (ctx.notebook.parent / f"{HELPER_MODULE}.py").write_text(grammar, encoding="utf-8")
+
+
+STUDENT_VALIDATE = "validate.py"
+INSTRUCTOR_VALIDATE = re.compile(r"`autograder validate ")
+
+
+def add_validate_helper(ctx: ReleaseContext) -> None:
+    """Students' validate step, with what they have installed: ``python validate.py NOTEBOOK``."""
+    source = Path(student_validate.__file__).read_text(encoding="utf-8")
+    (ctx.notebook.parent / STUDENT_VALIDATE).write_text(source, encoding="utf-8")
+
+
+def student_commands(ctx: ReleaseContext) -> None:
+    """A student's install has no ``autograder``: the text points them at ``python validate.py``."""
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = INSTRUCTOR_VALIDATE.sub(f"`python {STUDENT_VALIDATE} ", cell.source)
+    nbformat.write(nb, ctx.notebook)
 
 
 def check_formula_symbols(ctx: ReleaseContext) -> None:
@@ -199,6 +225,8 @@ STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("check_markdown_text", check_markdown_text),
     ("check_formula_symbols", check_formula_symbols),
     ("add_formula_helper", add_formula_helper),
+    ("add_validate_helper", add_validate_helper),
+    ("student_commands", student_commands),
     ("fill_visible_checks", fill_visible_checks),
     ("nbgrader_generate", nbgrader_generate),
     ("normalise", normalise),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import tokenize
 from typing import Any
 
 import numpy as np
@@ -116,26 +117,46 @@ def _bounds(question: Question, assignment: Assignment) -> list[Any]:
 
 
 def visible_check_source(question: Question, assignment: Assignment | None = None) -> str:
-    """The code of a released check cell."""
-    lines = [
-        f"# Visible checks for `{question.answer}`. The expected values were computed from the",
-        "# course's reference implementation when this notebook was released. Passing them",
-        "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
-        "import numpy as np",
-    ]
+    """The code of a released check cell. Its imports and names stay inside a function the cell
+    calls and then deletes, so the student's namespace is what their own cells made of it: an
+    answer that uses ``torch`` without importing it fails here as it fails in the grader."""
+    body = ["import numpy as np"]
     if question.args_as == "torch":
-        lines.append("import torch")
-    lines.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
+        body.append("import torch")
+    body.append(f"assert '{question.answer}' in globals(), 'define `{question.answer}` above'")
     if question.call:
-        lines += _not_a_stub(question.answer) + _worked_examples(question)
+        body += _not_a_stub(question.answer) + _worked_examples(question)
     elif question.document_value:
-        lines += _document_value(question, question.document_value)
+        body += _document_value(question, question.document_value)
     else:
         value = question.expected(_value_probe(question, assignment))
         samples = _bounds(question, assignment) if (question.personal and assignment) else None
-        lines += question.compare.value_lines(question.answer, value, samples)
-    lines.append(f"print('visible checks passed for {question.answer}')")
-    return "\n".join(lines)
+        body += question.compare.value_lines(question.answer, value, samples)
+    body.append(f"print('visible checks passed for {question.answer}')")
+    check = f"_visible_checks_{question.answer}"
+    return "\n".join(
+        [
+            f"# Visible checks for `{question.answer}`. The expected values were computed from the",
+            "# course's reference implementation when this notebook was released. Passing them",
+            "# does not guarantee full marks: the grader also uses hidden inputs drawn for you.",
+            "# They run inside a function: nothing they import or define stays in your notebook.",
+            f"def {check}():",
+            *as_function_body(body),
+            "",
+            "",
+            f"{check}()",
+            f"del {check}",
+        ]
+    )
+
+
+def as_function_body(lines: list[str]) -> list[str]:
+    """``lines`` as a function body; a string literal spanning lines would change if indented."""
+    source = "\n".join(lines) + "\n"
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.STRING and "\n" in token.string:
+            raise ValueError(f"a visible check holds a string over several lines: {token.string[:60]!r}")
+    return [f"    {line}" if line.strip() else "" for line in source.splitlines()]
 
 
 # ---------------------------------------------------------------- what they catch

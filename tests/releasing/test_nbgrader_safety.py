@@ -109,7 +109,7 @@ def test_an_init_course_releases_formula_check_and_refuses_generate_assignment(t
     assert r.returncode == 0, r.stdout + r.stderr
     release = course / "release" / "ps1_attention"
     released = snapshot(release)
-    assert {"ps1_attention.ipynb", "formula_check.py"} <= set(released)
+    assert {"ps1_attention.ipynb", "formula_check.py", "validate.py"} <= set(released)
     before = snapshot(course / "release")
 
     for args in (
@@ -133,10 +133,12 @@ def test_the_example_config_takes_the_same_ignore_list_from_the_kit(tmp_path, mo
     from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.releasing.nbgrader_safety import SHIPPED_BESIDE_NOTEBOOK, release_ignore
+    from autograder.releasing.stages import STUDENT_VALIDATE
     from autograder.releasing.visible_checks import HELPER_MODULE
 
     monkeypatch.setenv("AUTOGRADER_KIT", str(REPO_ROOT))
     monkeypatch.setenv("COURSE_ROOT", str(tmp_path / "course"))
     config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT / "examples")).load_config()
     assert config.CourseDirectory.ignore == release_ignore(REPO_ROOT)
-    assert SHIPPED_BESIDE_NOTEBOOK == {f"{HELPER_MODULE}.py"}  # what add_formula_helper writes
+    # what add_formula_helper and add_validate_helper write
+    assert SHIPPED_BESIDE_NOTEBOOK == {f"{HELPER_MODULE}.py", STUDENT_VALIDATE}
