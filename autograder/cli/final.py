@@ -80,10 +80,7 @@ def run(args) -> int:
     if no_moodle_id:
         print(f"moodle: {len(no_moodle_id)} without a Moodle participant id left out: {', '.join(no_moodle_id[:20])}")
     for line in final["stale"][:20]:
-        print(
-            f"  stale: {line}: the gradebook's auto score is not results.json's (run `grade --db` again)",
-            file=sys.stderr,
-        )
+        print(f"  stale: {line} (run `autograder grade … --db` again)", file=sys.stderr)
     if final["incomplete"]:
         print(f"{len(final['incomplete'])} hand-graded cells still wait for a grader in formgrader:", file=sys.stderr)
         for line in final["incomplete"][:50]:

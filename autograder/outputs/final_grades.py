@@ -14,6 +14,8 @@ are the gradebook's own, the ones ``nbgrader export`` writes:
   ``unanswered`` (left as released: 0, as nbgrader's autograde scores it) or still ``pending``
   (listed in ``incomplete``: the final grades are not complete until a grader scores it);
 * a student with no submission in the gradebook scores 0 of the assignment's maximum, as export;
+* ``stale`` lists what the gradebook and results.json disagree on (an auto score, a question the
+  gradebook lacks): run ``grade --db`` again;
 * the record keeps the kit's ``autograded_score``, the LMS's ``late`` marker and the intake's
   ``flag`` / ``flag_reason`` (read with ``get``), and gains the roster's ``name``.
 """
@@ -103,13 +105,19 @@ def _from_gradebook(gb, assignment: Assignment, submission, rec: dict, hand: set
             kit.update(_hand_graded(grade, comment))
         else:
             if grade.auto_score is not None and float(grade.auto_score) != float(kit.get("score", 0.0)):
-                stale.append(f"{submission.student.id}: {gid}")
+                stale.append(
+                    f"{submission.student.id}: {gid}: the gradebook's auto score {grade.auto_score:g} "
+                    f"is not results.json's {float(kit.get('score', 0.0)):g}"
+                )
             if grade.manual_score is not None and grade.manual_score != grade.auto_score:
                 kit.update(override=True, auto_score=grade.auto_score)
                 if comment:
                     kit["grader_comment"] = comment
         kit.update(score=score, max_score=float(grade.max_score))
         questions[gid] = kit
+    stale += [
+        f"{submission.student.id}: {gid} is not in the gradebook" for gid in rec["questions"] if gid not in questions
+    ]
     raw = float(submission.score or 0.0)
     penalty = float(submission.late_submission_penalty or 0.0)
     return {

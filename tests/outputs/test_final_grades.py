@@ -224,9 +224,13 @@ def test_a_hand_graded_cell_still_waiting_makes_the_grades_incomplete(ps4, cours
 
     with Gradebook(course["db"], COURSE) as gb:
         gb.find_grade(PARAGRAPH, ps4.name, ps4.name, "alice").manual_score = None
+        gb.find_grade("alibi_slopes", ps4.name, ps4.name, "alice").auto_score = 0.0  # not results.json's
         gb.db.commit()
     final = final_results(ps4, course["results"], course["db"])
     assert final["incomplete"] == [f"alice: {PARAGRAPH}"]
+    (stale,) = final["stale"]
+    points = next(q.points for q in ps4.questions if q.grade_id == "alibi_slopes")
+    assert stale == f"alice: alibi_slopes: the gradebook's auto score 0 is not results.json's {points:g}"
     assert final["students"]["alice"]["questions"][PARAGRAPH]["status"] == PENDING
     out = course["tmp"] / "graded"
     out.mkdir()
