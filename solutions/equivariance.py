@@ -1,4 +1,4 @@
-"""Permutation equivariance and invariance along the sequence axis — reference testers.
+"""Permutation equivariance and invariance along the sequence axis, and causality — reference testers.
 
 f is permutation *equivariant* when f(P X) = P f(X) for every permutation P of the rows
 (tokens) of X, and *invariant* when f(P X) = f(X). Self-attention without positional
@@ -46,3 +46,31 @@ def is_permutation_invariant(f, X, atol=1e-5) -> bool:
     X = torch.as_tensor(X)
     y = f(X)
     return all(_close(f(X[..., p, :]), y, atol) for p in permutations_tried(X.shape[-2]))
+
+
+def future_changes(x: torch.Tensor, t: int, seed: int = 0):
+    """Two ways to change every token after position ``t`` (axis -2): fresh random tokens, and
+    zeros (padding). A layer may react to one kind of change only."""
+    g = torch.Generator().manual_seed(seed + t)
+    future = x[..., t + 1 :, :]
+    for new in (3 * torch.randn(future.shape, generator=g).to(x.dtype), torch.zeros_like(future)):
+        changed = x.clone()
+        changed[..., t + 1 :, :] = new
+        yield changed
+
+
+def is_causal(f, X, atol=1e-5) -> bool:
+    """True when output t of f is unchanged (absolute tolerance ``atol``) whatever the tokens
+    after t are, for every t. X: (T, d) or (B, T, d); every sequence of a batch is changed at
+    once. An output without a token axis of length T is not causal (nothing to compare)."""
+    X = torch.as_tensor(X)
+    y = f(X)
+    n = X.shape[-2]
+    if y.shape[:-1] != X.shape[:-1]:
+        return False
+    for t in range(n - 1):
+        for changed in future_changes(X, t):
+            out = f(changed)
+            if not _close(out[..., : t + 1, :], y[..., : t + 1, :], atol):
+                return False
+    return True

@@ -3,10 +3,10 @@
 Conventions stated to students in the notebook: heads h = 1 … n; query i, key j (0-based);
 causal attention adds m_h·(j − i) ≤ 0 for j ≤ i and −inf above the diagonal; scores are
 scaled by 1/√d before the bias is added. Document 000 (Q4.5) describes the slope as "a
-predefined constant, e.g. 0.4" that "normalises the scores into 0–1": the ``free_constant``
-misconceptions name that. References: ``solutions.positional.alibi_slopes`` and
-``solutions.encodings``. Part 7 (extrapolation paragraph, 3 points) is graded by hand; its
-rubric is in the source notebook.
+predefined constant, e.g. 0.4" that "normalises the scores into 0–1", and says the term
+differs per head: the ``free_constant`` misconceptions name the first part. References:
+``solutions.positional.alibi_slopes`` and ``solutions.encodings``. Part 7's paragraph (3
+points) is graded by hand; its rubric is in the source notebook.
 
 One module per question (or group of closely related questions), each with its reference,
 probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
@@ -14,15 +14,18 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``slopes``           part 1, the slopes m_h (``alibi_slopes``)
 * ``bias``             part 2, the causal bias matrix (``alibi_causal_bias``)
 * ``attention``        part 3, causal attention with ALiBi (``alibi_attention``)
-* ``shift_invariance`` parts 4–5, m·(j − i) − m·j and why the softmax does not change
+* ``shift_invariance`` parts 4–5, m·(j − i) − m·j, whether the softmax changes, and the
+                       bidirectional bias −m·|j − i|
 * ``profile``          part 6, where the last query looks (``alibi_profile``)
+* ``beyond``           part 7, attention at distances never seen in training
+                       (``alibi_share_unseen``, ``heads_past_training_length``)
 
 Points come from the notebook's grade cells.
 """
 
 from autograder.authoring import Assignment
 
-from . import attention, bias, profile, shift_invariance, slopes
+from . import attention, beyond, bias, profile, shift_invariance, slopes
 
 ASSIGNMENT = Assignment(
     name="ps4_alibi",
@@ -33,5 +36,6 @@ ASSIGNMENT = Assignment(
         *attention.QUESTIONS,
         *shift_invariance.QUESTIONS,
         *profile.QUESTIONS,
+        *beyond.QUESTIONS,
     ],
 )

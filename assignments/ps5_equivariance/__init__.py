@@ -12,17 +12,20 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 
 * ``equivariance_tester`` part 2, the equivariance tester (``is_permutation_equivariant``)
 * ``invariance_tester``   part 2, the invariance tester (``is_permutation_invariant``)
-* ``permuted_output``     part 3, equivariant or invariant? (multiple choice)
+* ``permuted_output``     part 3, equivariant or invariant? (multiple choice, the rows as values,
+                          six functions classified)
+* ``causal_tester``       part 4, the causality tester (``is_causal``)
 
-Shared by both testers: ``subjects`` (the functions they classify and the hidden probes built
-from them) and ``weak_testers`` (the classic weak testers the hidden probes must reject).
+Shared by the permutation testers: ``subjects`` (the functions they classify and the hidden
+probes built from them) and ``weak_testers`` (the classic weak testers the hidden probes must
+reject); the causality tester's layers are in ``causal_subjects``.
 
 Points come from the notebook's grade cells.
 """
 
 from autograder.authoring import Assignment
 
-from . import equivariance_tester, invariance_tester, permuted_output
+from . import causal_tester, equivariance_tester, invariance_tester, permuted_output
 
 ASSIGNMENT = Assignment(
     name="ps5_equivariance",
@@ -31,5 +34,6 @@ ASSIGNMENT = Assignment(
         *equivariance_tester.QUESTIONS,
         *invariance_tester.QUESTIONS,
         *permuted_output.QUESTIONS,
+        *causal_tester.QUESTIONS,
     ],
 )

@@ -7,9 +7,10 @@ import numpy as np
 
 from autograder.authoring import FunctionSource, Probe
 
-# One self-contained single-head attention with fixed weights, shared by the subject functions.
-_ATTENTION = """
-def _attention(X, positions=None, causal=False, rope=False, queries=None):
+# One self-contained single-head attention with fixed weights, shared by the subject functions
+# (also by causal_subjects.py).
+ATTENTION_SOURCE = """
+def _attention(X, positions=None, causal=False, rope=False, queries=None, ahead=0, mask_after=False):
     g = torch.Generator().manual_seed(1234)
     d = X.shape[-1]
     W = [torch.randn(d, d, generator=g) / d ** 0.5 for _ in range(3)]
@@ -33,16 +34,19 @@ def _attention(X, positions=None, causal=False, rope=False, queries=None):
             return out
         q, k = rotate(q), rotate(k)
     scores = q @ k.transpose(-2, -1) / d ** 0.5
-    if causal:
+    if causal and mask_after:  # the mask applied to the weights, after a softmax over every key
         t = scores.shape[-1]
-        scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+        return (torch.softmax(scores, -1) * torch.ones(t, t).tril()) @ v
+    if causal:  # ahead = 1: each query also sees the next token (a mask off by one)
+        t = scores.shape[-1]
+        scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(ahead), float("-inf"))
     return torch.softmax(scores, -1) @ v
 """
 
 
 def subject(name: str, body: str) -> FunctionSource:
     """A subject function ``name(X)`` with the given body, the shared attention beside it."""
-    return FunctionSource(_ATTENTION + f"\n\ndef {name}(X):\n" + body, name)
+    return FunctionSource(ATTENTION_SOURCE + f"\n\ndef {name}(X):\n" + body, name)
 
 
 SUBJECTS = {
@@ -100,20 +104,53 @@ SUBJECTS = {
     "nearly_invariant_pool": subject(
         "nearly_invariant_pool", "    return _attention(X).mean(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n"
     ),
+    # Large outputs (float64; elementwise or max: no rounding from a new order) nudged by 1e-3:
+    # a relative tolerance (1e-5 of 1000) lets the nudge pass, the stated absolute one does not.
+    "large_first_token_special": subject(
+        "large_first_token_special",
+        "    y = 1000 * X.double()\n    y[..., 0, :] = y[..., 0, :] + 1e-3 * X[..., 0, :]\n    return y\n",
+    ),
+    "large_nearly_invariant_pool": subject(
+        "large_nearly_invariant_pool",
+        "    return 1000 * (2 + torch.tanh(X.double())).amax(-2, keepdim=True) + 1e-3 * X[..., :1, :]\n",
+    ),
 }
 
+# subjects that also take a batch (B, T, d) (sorted_rows indexes one sequence only)
+BATCHED = (
+    "attention_no_position",
+    "attention_causal",
+    "attention_sinusoidal",
+    "mean_pooled",
+    "first_token_special",
+    "nearly_invariant_pool",
+    "last_token_readout",
+    "large_first_token_special",
+)
 
-def random_tokens(rng: np.random.Generator, t: int, d: int = 8) -> np.ndarray:
-    """A (t, d) input of standard normal tokens."""
-    return rng.standard_normal((t, d)).astype(np.float32)
+
+def random_tokens(rng: np.random.Generator, t: int, d: int = 8, batch: int | None = None) -> np.ndarray:
+    """A (t, d) input of standard normal tokens, or (batch, t, d)."""
+    shape = (t, d) if batch is None else (batch, t, d)
+    return rng.standard_normal(shape).astype(np.float32)
 
 
 def tester_probes(rng: np.random.Generator) -> list[Probe]:
-    """Every subject on one length, then three of them on another: a tester must not depend on T."""
+    """Every subject on one length, three of them on another (a tester must not depend on T),
+    the batch-safe ones on a batch (B, T, d) whose B differs from T (a tester that permutes
+    axis 0 permutes the batch), and three on a single token (T = 1: only the identity)."""
     t = int(rng.integers(4, 8))
     probes = [Probe((fn, random_tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
     t2 = int(rng.integers(6, 10))
-    return probes + [
+    probes += [
         Probe((SUBJECTS[name], random_tokens(rng, t2)), f"{name}, T = {t2}")
         for name in ("attention_no_position", "first_token_special", "mean_pooled")
+    ]
+    b = int(rng.choice([2, 3]))
+    probes += [
+        Probe((SUBJECTS[name], random_tokens(rng, t, batch=b)), f"{name}, batch ({b}, T, d)") for name in BATCHED
+    ]
+    return probes + [
+        Probe((SUBJECTS[name], random_tokens(rng, 1)), f"{name}, T = 1")
+        for name in ("attention_causal", "mean_pooled", "last_token_special")
     ]

@@ -51,26 +51,42 @@ def _thorough(n):
     return list(permutations_tried(n))
 
 
-def equivariance_checker(permutations, same=_equal, atol=1e-5):
+def _relative(a, b, atol):
+    """torch.allclose's own defaults: a tolerance relative to the values (rtol 1e-5, atol 1e-8)."""
+    return a.shape == b.shape and bool(torch.allclose(a, b))
+
+
+def _tokens(a, p):
+    return a[..., p, :]
+
+
+def _first_axis(a, p):
+    """X[p]: on a batch (B, T, d) this permutes the sequences, not the tokens."""
+    return a[p]
+
+
+def equivariance_checker(permutations, same=_equal, atol=1e-5, permute=_tokens):
     """A tester of f(X[p]) ≈ f(X)[p] over the given permutations, rows compared by ``same``."""
 
     def tester(f, X):
         X = torch.as_tensor(X)
         y = f(X)
+        n = X.shape[-2] if permute is _tokens else X.shape[0]
         if y.shape[-2:-1] != X.shape[-2:-1]:
             return False
-        return all(same(f(X[..., p, :]), y[..., p, :], atol) for p in permutations(X.shape[-2]))
+        return all(same(f(permute(X, p)), permute(y, p), atol) for p in permutations(n))
 
     return tester
 
 
-def invariance_checker(permutations, same=_equal, atol=1e-5):
+def invariance_checker(permutations, same=_equal, atol=1e-5, permute=_tokens):
     """A tester of f(X[p]) ≈ f(X) over the given permutations, rows compared by ``same``."""
 
     def tester(f, X):
         X = torch.as_tensor(X)
         y = f(X)
-        return all(same(f(X[..., p, :]), y, atol) for p in permutations(X.shape[-2]))
+        n = X.shape[-2] if permute is _tokens else X.shape[0]
+        return all(same(f(permute(X, p)), y, atol) for p in permutations(n))
 
     return tester
 
@@ -85,4 +101,6 @@ def weak_tester_family(make: Callable) -> dict[str, Callable]:
         "weak tester: cyclic shifts and the reversal (the dihedral group)": make(_dihedral),
         "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
         "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2),
+        "weak tester: relative tolerance (torch.allclose's defaults)": make(_thorough, same=_relative),
+        "weak tester: permutes axis 0 (X[p])": make(_thorough, permute=_first_axis),
     }

@@ -1,0 +1,84 @@
+"""PS5's content against the documents and the stated contract: document 000's "stays the same"
+is rejected with feedback that names it in each question that can carry it; the causality
+tester's reference knows every layer; the hidden probes vary what the notebook allows (a batch
+axis, T = 1, outputs in the thousands); the release never writes f(X[p])."""
+
+import json
+
+import numpy as np
+import torch
+
+from autograder.spec import REPO_ROOT, as_args, load_assignment, problem_set_module
+from solutions.equivariance import is_causal, is_permutation_equivariant
+
+ASSIGNMENT = load_assignment("ps5_equivariance")
+MODULE = problem_set_module(ASSIGNMENT)
+CAUSAL = {"causal_attention", "positionwise_tanh", "running_mean"}
+
+
+def probes(grade_id, students=("s1", "s2")):
+    q = ASSIGNMENT.question(grade_id)
+    return q, [p for s in students for p in q.probes_for(s, ASSIGNMENT)]
+
+
+def test_000s_invariance_claim_is_named_in_every_question_that_can_carry_it():
+    for grade_id in ("permuted_output", "permuted_rows", "symmetry_kinds"):
+        q = ASSIGNMENT.question(grade_id)
+        claim = next(m for m in q.misconceptions if m.name == "invariance_claim")
+        assert "000" in claim.feedback and "stays the same" in claim.feedback
+        assert q.compare(claim.wrong(), q.reference()).ok is False, grade_id
+
+
+def test_the_rows_and_kinds_are_computed_by_running_the_functions():
+    assert MODULE.permuted_output.permuted_rows() == MODULE.permuted_output.ORDER
+    kinds = MODULE.permuted_output.symmetry_kinds()
+    assert kinds["a"] == "equivariant" and kinds["b"] == "invariant" and kinds["c"] == "neither"
+
+
+def test_the_causal_reference_knows_every_layer():
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32))
+    for name, source in MODULE.causal_subjects.CAUSAL_SUBJECTS.items():
+        assert is_causal(source.compile(), x) == (name in CAUSAL | {"batch_neighbour_future"}), name
+    batch = torch.from_numpy(np.random.default_rng(1).standard_normal((3, 6, 8)).astype(np.float32))
+    assert is_causal(MODULE.causal_subjects.CAUSAL_SUBJECTS["batch_neighbour_future"].compile(), batch) is False
+
+
+def test_every_tester_is_probed_on_a_batch_and_on_one_token():
+    for grade_id in ("equivariance_tester", "invariance_tester", "causal_tester"):
+        _, ps = probes(grade_id)
+        shapes = [p.args[1].shape for p in ps]
+        assert any(len(s) == 3 and s[0] != s[1] for s in shapes), grade_id
+        assert any(s[-2] == 1 for s in shapes), grade_id
+
+
+def test_a_relative_tolerance_and_an_axis_0_permutation_are_caught():
+    q, ps = probes("equivariance_tester")
+    for name in ("relative tolerance", "permutes axis 0"):
+        weak = next(f for label, f in q.extra_mutants.items() if name in label)
+        assert any(weak(*as_args(p.args, "torch")) != q.reference(*as_args(p.args, "torch")) for p in ps), name
+
+
+def test_each_causal_misconception_is_caught_by_some_hidden_probe():
+    q, ps = probes("causal_tester")
+    for wrong in [m.wrong for m in q.misconceptions] + list(q.extra_mutants.values()):
+        verdicts = []
+        for p in ps:
+            args = as_args(p.args, "torch")
+            try:
+                verdicts.append(wrong(*args) != q.reference(*args))
+            except Exception:  # noqa: BLE001 - a crash is a different verdict too
+                verdicts.append(True)
+        assert any(verdicts), wrong
+
+
+def test_t_equal_one_is_equivariant_and_causal():
+    x = torch.randn(1, 8)
+    f = MODULE.subjects.SUBJECTS["attention_causal"].compile()
+    assert is_permutation_equivariant(f, x) and is_causal(f, x)
+
+
+def test_the_release_writes_the_token_axis_permutation():
+    nb = json.loads((REPO_ROOT / "release/ps5_equivariance/ps5_equivariance.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"])
+    assert "f(X[p])" not in text and "f(X)[p]" not in text
+    assert "atol=1e-5, rtol=0" in text and "solutions/" not in text
