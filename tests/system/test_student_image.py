@@ -1,7 +1,8 @@
 """The student image: a fresh venv with exactly student-requirements.txt runs every released
 problem set (solved as the instructor's solution) in a real Jupyter kernel — every visible
-check passes through nbclient (`jupyter execute`) and through `nbgrader validate` — and the
-unsolved release fails validation. Nothing of the grader (autograder, solutions) is installed.
+check passes through nbclient (`jupyter execute`), through `nbgrader validate` and through the
+`validate.py` the release ships (the students' validate step) — and the unsolved release fails
+validation. Nothing of the grader (autograder, solutions) is installed.
 
 Slow: installs torch, matplotlib and nbgrader (Jupyter) into a new venv (about 2.5 minutes on
 the 2-core machine from the local wheel cache), then runs six notebooks twice.
@@ -83,7 +84,11 @@ def test_every_released_notebook_passes_its_visible_checks_in_the_student_image(
         nbformat.write(solved, folder / "solved.ipynb")
         rc, out = run([bin_ / "nbgrader", "validate", "solved.ipynb"], cwd=folder)
         assert rc == 0 and "Success! Your notebook passes all the tests." in out, f"{name}: {out[-3000:]}"
+        rc, out = run([bin_ / "python", "validate.py", "solved.ipynb"], cwd=folder)  # shipped with the release
+        assert rc == 0 and f"{checks}/{checks} visible checks passed" in out, f"{name}: {out[-3000:]}"
 
     ps1 = load_assignment("ps1")
     rc, out = run([bin_ / "nbgrader", "validate", ps1.notebook], cwd=tmp_path / ps1.name)
     assert "VALIDATION FAILED" in out and "Success!" not in out  # the unsolved release does not pass
+    rc, out = run([bin_ / "python", "validate.py", ps1.notebook], cwd=tmp_path / ps1.name)
+    assert rc == 1 and "NotImplementedError" in out, out[-3000:]
