@@ -121,6 +121,7 @@ def _grade_on_cluster(scheduler, assignment, todo, store, sandbox, bar) -> None:
 
     unsaved: list[str] = []
     for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
+        record["late"] = sub.late  # the task sees the notebook's bytes, not the intake's marker
         _save(store, sub, key, record, unsaved)
         if bar:
             bar.tick(sub.student)
