@@ -33,7 +33,12 @@ def apply_probes(rng):
         Probe(
             (randn(rng, t, 6), positions),
             "(T, 6) input, positions with gaps, base and convention left at their defaults",
-        )
+        ),
+        # the notebook allows float positions: fractional ones, as position interpolation makes
+        Probe(
+            (randn(rng, 2, t, 8).astype(np.float64), (np.arange(t) * 0.75).astype(np.float32), 100.0, "half"),
+            "float64 (B, T, d) input, float positions 0, 0.75, 1.5, …, half",
+        ),
     ]
 
 
