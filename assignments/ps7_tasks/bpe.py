@@ -31,15 +31,14 @@ PAIR_COUNTS_SOURCE = FunctionSource.of(pair_counts)  # learn_bpe calls the stude
 
 
 def merge_symbols(symbols, a, b):
-    """symbols with every non-overlapping (a, b), left to right, replaced by a + b."""
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-            out.append(a + b)
-            i += 2
+    """symbols with every non-overlapping (a, b), left to right, replaced by a + b (a symbol a
+    that a merge just made is never a again: a + b is longer than a)."""
+    out = []
+    for symbol in symbols:
+        if out and out[-1] == a and symbol == b:
+            out[-1] = a + b
         else:
-            out.append(symbols[i])
-            i += 1
+            out.append(symbol)
     return out
 
 
