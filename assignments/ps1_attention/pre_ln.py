@@ -1,76 +1,83 @@
-"""Part 4e, Pre-LN and the final LayerNorm (document 001: "In Transformers wird die
+"""Part 4b, Pre-LN and the final LayerNorm (document 001: "In Transformers wird die
 Pre-LN-Methode verwendet", its TransformerEncoder and TransformerDecoder each end in
-``self.norm``): the student's model counted as a Pre-LN encoder-decoder with one LayerNorm
-after each stack. The reference is ``solutions.derivations.param_counts`` (``final_norms``);
-known-wrong tables and their feedback."""
+``self.norm``): how many parameters the student's model gains when it is built Pre-LN with one
+LayerNorm after each stack instead of Post-LN. Asked as a difference, so a mistake in
+``param_counts`` is not charged again here. The reference is the difference of
+``solutions.derivations.param_counts`` totals (``final_norms``); known-wrong answers and their
+feedback."""
 
 from autograder.authoring import Exact, Misconception, Question
 from solutions.derivations import param_counts as pc
 
-from .parameter_counts import model_counts
 
-
-def pre_ln_counts(*, norms_per_stack=1, norm_size=2, extra_norm_per_layer=False, **params):
-    """The table with the stated conventions; the keywords put a known mistake back."""
-    post = model_counts(**params)
+def _total(params, final_norms):
     d = params["d_model"]
-    extra_layer = 2 * d if extra_norm_per_layer else 0
-    encoder_layer, decoder_layer = post["encoder_layer"] + extra_layer, post["decoder_layer"] + extra_layer
-    total = (
-        params["vocab"] * d
-        + params["n_enc_layers"] * encoder_layer
-        + params["n_dec_layers"] * decoder_layer
-        + 2 * norms_per_stack * norm_size * d
+    return int(
+        pc.encoder_decoder(
+            d,
+            params["d_ff_factor"] * d,
+            params["n_enc_layers"],
+            params["n_dec_layers"],
+            params["vocab"],
+            params["vocab"],
+            shared_embeddings=True,
+            tie_output=True,
+            final_norms=final_norms,
+        )
     )
-    return {"encoder_layer": encoder_layer, "decoder_layer": decoder_layer, "total": total}
 
 
-def pre_ln_reference(**params):
-    table = pre_ln_counts(**params)
-    d = params["d_model"]
-    exact = pc.encoder_decoder(
-        d,
-        params["d_ff_factor"] * d,
-        params["n_enc_layers"],
-        params["n_dec_layers"],
-        params["vocab"],
-        params["vocab"],
-        shared_embeddings=True,
-        tie_output=True,
-        final_norms=True,
-    )
-    assert table["total"] == int(exact), "pre_ln_counts must agree with the SymPy derivation"
-    return table
+def pre_ln_extra(**params):
+    """Pre-LN minus Post-LN, in total."""
+    return _total(params, True) - _total(params, False)
+
+
+def extra_with(norms_per_stack=1, norm_size=2, norm_per_layer=False):
+    """The table with a known mistake put back (the keywords)."""
+
+    def wrong(**params):
+        d = params["d_model"]
+        layer = 2 * d if norm_per_layer else 0
+        stacks = (params["n_enc_layers"] + params["n_dec_layers"]) * layer
+        return stacks + 2 * norms_per_stack * norm_size * d
+
+    return wrong
 
 
 QUESTIONS = [
     Question(
-        grade_id="pre_ln_counts",
-        answer="pre_ln_counts",
-        title="Your model as Pre-LN with final LayerNorms",
+        grade_id="pre_ln_extra",
+        answer="pre_ln_extra",
+        title="What Pre-LN with final LayerNorms adds to your model",
         call=False,
         personal=True,
-        reference=pre_ln_reference,
-        compare=Exact(),
+        reference=pre_ln_extra,
+        compare=Exact(integers=True),
         misconceptions=(
             Misconception(
-                "post_ln_total",
-                "This is the Post-LN total: the Pre-LN model of this part has a LayerNorm after each "
-                "stack as well (001's self.norm), and it has parameters.",
-                lambda **p: pre_ln_counts(**p, norms_per_stack=0),
+                "final_norms_missing",
+                "The Pre-LN model of this part has a LayerNorm after each stack (001's self.norm), "
+                "and a LayerNorm has parameters.",
+                extra_with(norms_per_stack=0),
             ),
             Misconception(
                 "final_norms_undercounted",
                 "The final LayerNorms add too little here: both stacks end in their own LayerNorm "
                 "(001's TransformerEncoder and TransformerDecoder each have a self.norm), and each "
                 "has a gain and a bias per feature.",
-                lambda **p: pre_ln_counts(**p, norm_size=1),
+                extra_with(norm_size=1),
+            ),
+            Misconception(
+                "post_minus_pre",
+                "The question asks how many parameters the Pre-LN model has more than the Post-LN "
+                "one (Pre-LN minus Post-LN): your sign is flipped.",
+                lambda **p: -pre_ln_extra(**p),
             ),
             Misconception(
                 "pre_ln_adds_norms",
                 "Moving each LayerNorm in front of its sub-layer does not add one: a Pre-LN layer "
                 "has as many LayerNorms as a Post-LN layer.",
-                lambda **p: pre_ln_counts(**p, extra_norm_per_layer=True),
+                extra_with(norm_per_layer=True),
             ),
         ),
     ),

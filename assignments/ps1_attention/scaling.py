@@ -1,7 +1,7 @@
 """Part 2b, why the scores are divided by √d_k (documents 001, 002, 003): the variance of q·k
 for unit-variance entries (a formula in d_k, graded by CAS equivalence) and the saturation in
-document 002's own example (the largest and smallest softmax weight with and without the
-scaling); references, known-wrong answers and their feedback."""
+document 002's own example (the largest and smallest softmax weight once scaled, beside the
+unscaled ones 002 prints); references, known-wrong answers and their feedback."""
 
 import sympy
 
@@ -15,20 +15,13 @@ d_k = sympy.Symbol("d_k", positive=True, integer=True)
 
 
 def saturation(scale_power=0.5):
-    """[[largest, smallest] weight unscaled, [largest, smallest] weight with 1/d_k**scale_power]."""
+    """[largest, smallest] of document 002's softmax(QKᵀ · d_k**−scale_power), over all nine weights
+    (the notebook quotes the unscaled ones, scale_power = 0, as 002 prints them)."""
     import torch
 
     q, k = torch.from_numpy(Q_002), torch.from_numpy(K_002)
-    rows = []
-    for scale in (1.0, Q_002.shape[-1] ** -scale_power):
-        weights = attention_weights(q, k, scale=scale).double()
-        rows.append([float(weights.max()), float(weights.min())])
-    return rows
-
-
-def saturation_rows_swapped():
-    unscaled, scaled = saturation()
-    return [scaled, unscaled]
+    weights = attention_weights(q, k, scale=Q_002.shape[-1] ** -scale_power).double()
+    return [float(weights.max()), float(weights.min())]
 
 
 QUESTIONS = [
@@ -70,10 +63,9 @@ QUESTIONS = [
                 lambda: saturation(scale_power=1.0),
             ),
             Misconception(
-                "saturation_rows_swapped",
-                "The first row is the unscaled softmax (document 002's printed weights), the second "
-                "the scaled one: yours are the other way round.",
-                saturation_rows_swapped,
+                "saturation_unscaled",
+                "These are the unscaled weights document 002 prints: divide the scores by √d_k before the softmax.",
+                lambda: saturation(scale_power=0.0),
             ),
         ),
     ),
