@@ -29,20 +29,17 @@ def linearise(expr):
     (* and / bind tighter than + and −; all four are left-associative)."""
     names = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV"}
     var, rhs = expr.split("=")
-
-    def term(i):
-        node = [rhs[i]]
-        i += 1
-        while i < len(rhs) and rhs[i] in "*/":
-            node = [names[rhs[i]]] + node + [rhs[i + 1]]
-            i += 2
-        return node, i
-
-    node, i = term(0)
-    while i < len(rhs):
-        op = rhs[i]
-        right, i = term(i + 1)
-        node = [names[op]] + node + right
+    terms, adds = [[rhs[0]]], []  # the products (each already in prefix order) and the + / − between them
+    for k in range(1, len(rhs), 2):
+        op, digit = rhs[k], rhs[k + 1]
+        if op in "*/":
+            terms[-1] = [names[op]] + terms[-1] + [digit]
+        else:
+            adds.append(op)
+            terms.append([digit])
+    node = terms[0]
+    for op, term in zip(adds, terms[1:]):
+        node = [names[op]] + node + term
     return ["ASSIGN", var] + node
 
 
