@@ -208,9 +208,12 @@ QUESTIONS = [
         visible=[
             Probe((SCORES_001, CAUSAL_4), "document 001's scores, causal mask"),
             Probe(
-                (SCORES_001[None], np.array([[[True, True, False, False]], [[False, False, False, False]]])),
+                (
+                    np.stack([SCORES_001, SCORES_001]),
+                    np.array([[[True, True, False, False]], [[False, False, False, False]]]),
+                ),
                 "a batch of two, the second with no allowed key",
-                note="The same scores twice (B = 2); the second query row sees no key at all.",
+                note="The same scores twice (B = 2), a key padding mask: no query of the second sees any key.",
             ),
         ],
         misconceptions=(
