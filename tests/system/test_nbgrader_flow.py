@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from autograder.releasing.sample_submissions import solution_sources
-from autograder.releasing.stages import ReleaseContext, copy_source, fill_visible_checks
+from autograder.releasing.stages import STAGES, ReleaseContext
 
 BIN = Path(sys.executable).parent
 COURSE_ID = "transformers101"
@@ -64,10 +64,14 @@ def course(tmp_path, ps1):
         ExchangeCollect__check_owner=False,
     )
     write_config(student, CourseDirectory__course_id=COURSE_ID, Exchange__root=str(exchange))
-    # the instructor's source: the notebook plus worked visible checks (release stages 1-2)
+    # the instructor's source: what `autograder release` hands nbgrader's generate_assignment
+    # (every release stage before it: the notebook, its helpers, the students' commands, the
+    # worked visible checks)
     ctx = ReleaseContext(ps1, course)
-    copy_source(ctx)
-    fill_visible_checks(ctx)
+    for name, stage in STAGES:
+        if name == "nbgrader_generate":
+            break
+        stage(ctx)
     return course, student, env
 
 
