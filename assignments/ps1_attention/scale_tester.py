@@ -134,6 +134,7 @@ QUESTIONS = [
         answer="is_correctly_scaled",
         reference=is_correctly_scaled,
         probes=tester_probes,
+        depends_on=("sdpa",),  # the notebook allows calling scaled_dot_product_attention
         visible=[
             Probe((SUBJECTS["scaled_right"],), "softmax(qkᵀ/√d_k)v", note="An attention that scales right."),
             Probe((SUBJECTS["unscaled"],), "softmax(qkᵀ)v", note="An attention without the scaling."),

@@ -11,7 +11,7 @@ Conventions stated to students in the notebook:
 
 import numpy as np
 
-from autograder.authoring import AllClose, Misconception, Probe, Question
+from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
 from solutions.attention import scaled_dot_product_attention as reference_sdpa
 
 from .by_hand import K_002, Q_002, V_002
@@ -19,6 +19,19 @@ from .by_hand import K_002, Q_002, V_002
 
 def sdpa(q, k, v, mask=None):
     return reference_sdpa(q, k, v, mask)
+
+
+def self_contained_sdpa(q, k, v, mask=None):
+    """The reference as self-contained source: bound under the student's name when a question
+    that calls it (``scale_tester``) is asked again (root cause across questions)."""
+    import math
+
+    import torch
+
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 
 def sdpa_probes(rng: np.random.Generator) -> list[Probe]:
@@ -90,6 +103,7 @@ QUESTIONS = [
         title="Scaled dot-product attention",
         answer="scaled_dot_product_attention",
         reference=sdpa,
+        reference_source=FunctionSource.of(self_contained_sdpa),
         probes=sdpa_probes,
         visible=[
             Probe(

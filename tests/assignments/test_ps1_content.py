@@ -221,3 +221,22 @@ def test_shapes_decoder_ffn_uses_the_target_length(ps1):
     shapes = reference_of(ps1, "shapes")
     params = ps1.params_for(STUDENT)
     assert shapes["decoder_ffn_hidden"][1] == params["tgt_len"] and shapes["ffn_hidden"][1] == params["src_len"]
+
+
+def test_scale_tester_is_not_charged_for_a_wrong_sdpa(ps1, tmp_path):
+    """The notebook lets the tester call the student's scaled_dot_product_attention: with that
+    one unscaled, the tester (the solution's, which compares with it) is awarded by root cause."""
+    from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
+    from autograder.releasing.sample_submissions import make_notebook, solution_sources, write_submission
+
+    sdpa_source = solution_sources(ps1)["sdpa_impl"]
+    assert "/ math.sqrt(d_k)" in sdpa_source
+    cells = {"sdpa_impl": sdpa_source.replace("/ math.sqrt(d_k)", "")}
+    write_submission(tmp_path / "in", "unscaled", ps1, make_notebook(ps1, cells))
+    graded = grade_cohort(ps1, collect_folder(tmp_path / "in", ps1), tmp_path / "out", progress=False)
+    questions = graded["students"]["unscaled"]["questions"]
+    assert questions["sdpa"]["misconception"] == "missing_scale"
+    assert questions["scale_tester"]["status"] == "passed" and questions["scale_tester"]["root_cause"]
+    failed = {gid for gid, q in questions.items() if q["status"] not in ("passed", "pending")}
+    assert failed == {"sdpa"}
