@@ -184,3 +184,30 @@ def test_reference_sources_compute_the_reference():
         for probe in [*q.probes(student_rng("s1", PS7.name, q.grade_id)), *q.visible]:
             got = to_plain(fn(*as_args(probe.args, q.args_as), **probe.kwargs))
             assert q.compare.matches(got, q.expected(probe)), (q.grade_id, probe.label)
+
+
+def test_a_real_learned_table_model_lands_in_the_absolute_positions_class():
+    """A learned table with rows for all 32 positions, trained at length 8: right at length 8,
+    wrong beyond — the symptom class the simulated `absolute_positions` flaw is in."""
+    ns = _notebook_namespace()
+    q = PS7.question("shift_generalises")
+    (probe,) = q.probes(student_rng("s2", PS7.name, q.grade_id))
+
+    def train_learned(seed, max_steps):
+        torch.manual_seed(seed)
+        model = ns["ShiftModel"]("learned", max_len=ns["SHIFT_LONG_LEN"])
+        optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
+        for _ in range(max_steps):
+            tokens = torch.randint(0, ns["SHIFT_VOCAB"], (64, ns["SHIFT_TRAIN_LEN"]))
+            logits = model(tokens)[:, 1:]
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, :-1].reshape(-1))
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+        return model
+
+    ns["train_shift"] = train_learned
+    got, truth = to_plain(ns["shift_task"](*probe.args)), q.expected(probe)
+    assert not q.compare(got, truth).ok
+    flaw = misconception("shift_generalises", "absolute_positions").wrong(*as_args(probe.args, q.args_as))
+    assert q.compare.symptom(got, truth) == q.compare.symptom(to_plain(flaw), truth) is not None
