@@ -57,8 +57,9 @@ def test_canvas_zip_in_canvas_csv_and_gradebook_out(ps1, canvas_zip, tmp_path, m
 
     rows = list(csv.reader(open(course / "canvas.csv", newline="")))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "PS1 attention (4567)"]
-    assert rows[1][0].strip() == "Points Possible" and rows[1][5] == "28"
-    assert {r[1]: r[5] for r in rows[2:]} == {"12345": "28", "222": "0"}
+    full = f"{ps1.max_score:g}"  # the autograded total after `grade` (hand-graded points come with final-grades)
+    assert rows[1][0].strip() == "Points Possible" and rows[1][5] == full
+    assert {r[1]: r[5] for r in rows[2:]} == {"12345": full, "222": "0"}
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "transformers101") as gb:
         assert gb.find_assignment("ps1_attention").course_id == "transformers101"
