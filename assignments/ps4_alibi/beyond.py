@@ -8,6 +8,8 @@ from autograder.authoring import IntegerArray, Misconception, Probe, Question, S
 from solutions.encodings import alibi_last_row_weights
 from solutions.positional import alibi_slopes
 
+from .profile import NO_EMPTY_SEQUENCE
+
 # the experiment the notebook quotes: 8 heads, trained on L = 512 tokens, reading 2048
 N_HEADS, L_TRAIN, L_TEST, THRESHOLD = 8, 512, 2048, 0.01
 
@@ -65,6 +67,7 @@ QUESTIONS = [
         reference=share_unseen,
         probes=share_probes,
         compare=Scalar(atol=1e-9, rtol=1e-6),
+        coverage_exempt=NO_EMPTY_SEQUENCE,
         visible=[Probe((0.5, 4, 2), "slope 1/2, 4 keys, L = 2")],
         misconceptions=(
             Misconception(

@@ -9,7 +9,7 @@ from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 from .subjects import SUBJECTS, random_tokens, tester_probes
-from .weak_testers import equivariance_checker, weak_tester_family
+from .weak_testers import equivariance_checker, first_axis_tester, relative_tolerance_tester, weak_tester_family
 
 
 def equivariance_reference(f, X):
@@ -96,8 +96,21 @@ QUESTIONS = [
             Misconception(
                 "inverse_permutation",
                 "Permute the output with the same permutation P as the input "
-                "(y[p], not y[argsort(p)]): f(X[p]) should equal f(X)[p].",
+                "(y[..., p, :], not y[..., argsort(p), :]): f(X[..., p, :]) should equal f(X)[..., p, :].",
                 inverse_permutation,
+            ),
+            Misconception(
+                "permutes_first_axis",
+                "Your tester reorders X[p] — the first axis, which for a batch (B, T, d) holds the "
+                "sequences, not the tokens. Reorder the token axis: X[..., p, :].",
+                first_axis_tester(equivariance_checker),
+            ),
+            Misconception(
+                "relative_tolerance",
+                "Your tester compares with a tolerance relative to the values (torch.allclose's "
+                "default rtol): on large outputs a real difference passes. Use the absolute "
+                "tolerance the notebook states (rtol=0).",
+                relative_tolerance_tester(equivariance_checker),
             ),
         ),
     ),

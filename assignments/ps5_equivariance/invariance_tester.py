@@ -8,7 +8,7 @@ from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 from .subjects import SUBJECTS, random_tokens, tester_probes
-from .weak_testers import invariance_checker, weak_tester_family
+from .weak_testers import first_axis_tester, invariance_checker, relative_tolerance_tester, weak_tester_family
 
 
 def invariance_reference(f, X):
@@ -53,6 +53,19 @@ QUESTIONS = [
                 "no_real_permutation",
                 "Your tester says every function is invariant: compare f on a permuted input with f on the original.",
                 invariance_always_true,
+            ),
+            Misconception(
+                "permutes_first_axis",
+                "Your tester reorders X[p] — the first axis, which for a batch (B, T, d) holds the "
+                "sequences, not the tokens. Reorder the token axis: X[..., p, :].",
+                first_axis_tester(invariance_checker),
+            ),
+            Misconception(
+                "relative_tolerance",
+                "Your tester compares with a tolerance relative to the values (torch.allclose's "
+                "default rtol): on large outputs a real difference passes. Use the absolute "
+                "tolerance the notebook states (rtol=0).",
+                relative_tolerance_tester(invariance_checker),
             ),
         ),
     ),

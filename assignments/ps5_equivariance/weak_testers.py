@@ -66,7 +66,8 @@ def _first_axis(a, p):
 
 
 def equivariance_checker(permutations, same=_equal, atol=1e-5, permute=_tokens):
-    """A tester of f(X[p]) ≈ f(X)[p] over the given permutations, rows compared by ``same``."""
+    """A tester of f(X[..., p, :]) ≈ f(X)[..., p, :] over the given permutations, rows compared
+    by ``same`` (``permute``: how X and y are reordered)."""
 
     def tester(f, X):
         X = torch.as_tensor(X)
@@ -80,7 +81,7 @@ def equivariance_checker(permutations, same=_equal, atol=1e-5, permute=_tokens):
 
 
 def invariance_checker(permutations, same=_equal, atol=1e-5, permute=_tokens):
-    """A tester of f(X[p]) ≈ f(X) over the given permutations, rows compared by ``same``."""
+    """A tester of f(X[..., p, :]) ≈ f(X) over the given permutations, rows compared by ``same``."""
 
     def tester(f, X):
         X = torch.as_tensor(X)
@@ -101,6 +102,14 @@ def weak_tester_family(make: Callable) -> dict[str, Callable]:
         "weak tester: cyclic shifts and the reversal (the dihedral group)": make(_dihedral),
         "weak tester: rows compared as a multiset": make(_thorough, same=_multiset_equal),
         "weak tester: loose tolerance (atol 1e-2)": make(_thorough, atol=1e-2),
-        "weak tester: relative tolerance (torch.allclose's defaults)": make(_thorough, same=_relative),
-        "weak tester: permutes axis 0 (X[p])": make(_thorough, permute=_first_axis),
     }
+
+
+def first_axis_tester(make: Callable) -> Callable:
+    """The thorough tester of ``make`` reordering axis 0 (``X[p]``) instead of the token axis."""
+    return make(_thorough, permute=_first_axis)
+
+
+def relative_tolerance_tester(make: Callable) -> Callable:
+    """The thorough tester of ``make`` comparing with torch.allclose's relative defaults."""
+    return make(_thorough, same=_relative)

@@ -52,10 +52,14 @@ def test_every_tester_is_probed_on_a_batch_and_on_one_token():
 
 
 def test_a_relative_tolerance_and_an_axis_0_permutation_are_caught():
-    q, ps = probes("equivariance_tester")
-    for name in ("relative tolerance", "permutes axis 0"):
-        weak = next(f for label, f in q.extra_mutants.items() if name in label)
-        assert any(weak(*as_args(p.args, "torch")) != q.reference(*as_args(p.args, "torch")) for p in ps), name
+    for grade_id in ("equivariance_tester", "invariance_tester"):
+        q, ps = probes(grade_id)
+        for name in ("relative_tolerance", "permutes_first_axis"):
+            weak = next(m.wrong for m in q.misconceptions if m.name == name)
+            assert any(weak(*as_args(p.args, "torch")) != q.reference(*as_args(p.args, "torch")) for p in ps), (
+                grade_id,
+                name,
+            )
 
 
 def test_each_causal_misconception_is_caught_by_some_hidden_probe():
