@@ -109,8 +109,8 @@ QUESTIONS = [
             ),
             Misconception(
                 "doc000_encoder_plus_encoder",
-                'Your total adds the encoder stack twice — document 000\'s "Total Encoder + Total Encoder": '
-                "the decoder stack has its own layer count and its own layers.",
+                "Your total adds the encoder stack twice, as document 000's last line writes it "
+                '("50439168 + 50439168"): the decoder stack has its own layer count and its own layers.',
                 lambda: counts_with(decoder_as_encoder=True),
             ),
             Misconception(
@@ -140,7 +140,8 @@ QUESTIONS = [
         misconceptions=(
             Misconception(
                 "total_line_missed",
-                "Read 000's last line term by term: what it adds is not what its label says.",
+                "Read 000's last line term by term: its label, the two numbers it adds and its result "
+                "do not all agree.",
                 lambda: "A",
             ),
             Misconception(

@@ -71,7 +71,7 @@ def test_document_000_own_numbers_are_named(ps1, modules):
         (
             "doc000_encoder_plus_encoder",
             lambda: m.counts_with(decoder_as_encoder=True),
-            "Total Encoder + Total Encoder",
+            "50439168 + 50439168",
         ),
     ):
         result = verdict(ps1, "doc000_counts", wrong)
