@@ -175,14 +175,14 @@ def bias(
 ):
     """The bias table[bucket(j − i), h] with switches; ``bucket_kw`` passes a mistake on to the
     buckets (a right t5_bias built on a wrong t5_bucket); ``default_buckets`` leaves the bucket
-    count at 32 whatever the table's size (row indices past the table are clamped to its last
-    row, so the answer is wrong rather than crashing)."""
+    count at 32 whatever the table's size (a smaller table then raises IndexError, as a
+    student's would; a larger one gives wrong values)."""
     table = torch.as_tensor(table)
     q_pos = torch.arange(t_q) + (t_k - t_q if end_aligned else 0)
     rel = torch.arange(t_k)[None, :] - q_pos[:, None]
     n_buckets = 32 if default_buckets else table.shape[0]
     b = bucket(-rel if flip else rel, True if always_bidirectional else bidirectional, n_buckets, **bucket_kw)
-    out = table[b.clamp(max=table.shape[0] - 1) if default_buckets else b]
+    out = table[b]
     return out if heads_last else out.permute(2, 0, 1)
 
 

@@ -85,9 +85,16 @@ def test_t5_bias_uses_the_tables_bucket_count():
     rows = {int(np.shape(p.args[0])[0]) for p in probes}
     assert {16, 64, 32} <= rows
     wrong = PS2.t5_buckets.bias_variant(default_buckets=True)
-    failed = [p for p in probes if not q.compare(np.asarray(wrong(*p.args)), np.asarray(q.reference(*p.args))).ok]
-    assert failed and all(np.shape(p.args[0])[0] != 32 for p in failed)
-    assert "table.shape[0]" in rejected_function(q, "default_buckets", probes[-1].args)
+    for p in probes:
+        rows = np.shape(p.args[0])[0]
+        if rows < 32:  # buckets past the table: IndexError, as a student's t5_bias would raise
+            with pytest.raises(IndexError):
+                wrong(*p.args)
+        else:
+            same = q.compare(np.asarray(wrong(*p.args)), np.asarray(q.reference(*p.args))).ok
+            assert same == (rows == 32), p.label
+    big = next(p for p in probes if np.shape(p.args[0])[0] == 64)
+    assert "table.shape[0]" in rejected_function(q, "default_buckets", big.args)
 
 
 def rejected_function(q, name, args):
@@ -108,3 +115,55 @@ def test_notebook_quotes_000_and_credits_chen_right(notebook_text):
     interp = notebook_text["interp_text"]
     assert "RoPE's position indices" in interp and "Durch lineare Interpolation" in interp
     assert not any("solutions/" in text for text in notebook_text.values() if "BEGIN SOLUTION" not in text)
+
+
+# ---- end to end: an honest notebook in another style, and 000's-style bias mistake (issue 27)
+ALT_STYLE = {
+    "typo_answer": """
+_k = torch.arange(3.0)[:, None]
+_good, _typo = sinusoidal_pe(3, 4, 100.0).double(), sinusoidal_pe(3, 4, 100.0).double()
+_typo[:, 1::2] = torch.cos(_k / (100.0 ** torch.arange(0.0, 4, 2) / 4))
+typo_entries = [tuple(e) for e in torch.nonzero((_typo - _good).abs() > 1e-9).tolist()]
+""",
+    "wavelength_range_answer": "wavelength_range = torch.tensor([2 * np.pi, 2e4 * np.pi])",
+    "similarity_formula_answer": """
+similarity_formula = ("sin(p)*sin(p+Delta) + cos(p)*cos(p+Delta)"
+                      " + sin(p/10)*sin((p+Delta)/10) + cos(p/10)*cos((p+Delta)/10)")
+_sim = np.asarray(pe_similarity(0, torch.arange(300), 64), dtype=float)
+first_rise = np.argmax(np.diff(_sim) > 0) + 1
+""",
+}
+BIAS_DEFAULT_BUCKETS = {
+    "bias_impl": """
+def t5_bias(table, t_q, t_k, bidirectional=True):
+    table = torch.as_tensor(table)
+    rel = torch.arange(t_k)[None, :] - torch.arange(t_q)[:, None]
+    return table[t5_bucket(rel, bidirectional)].permute(2, 0, 1)
+"""
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
+    from autograder.releasing.sample_submissions import make_notebook, write_submission
+
+    tmp = tmp_path_factory.mktemp("ps2_content")
+    for student, cells in (("alt_style", ALT_STYLE), ("bias_default_buckets", BIAS_DEFAULT_BUCKETS)):
+        write_submission(tmp / "in", student, ASSIGNMENT, make_notebook(ASSIGNMENT, cells))
+    found = collect_folder(tmp / "in", ASSIGNMENT)
+    return grade_cohort(ASSIGNMENT, found, tmp / "out", workers=2, progress=False)["students"]
+
+
+def test_honest_answers_in_another_style_get_full_marks(graded):
+    res = graded["alt_style"]
+    assert res["score"] == res["max_score"], {g: q for g, q in res["questions"].items() if q["status"] != "passed"}
+
+
+def test_bias_with_t5_buckets_default_count_loses_exactly_t5_bias(graded):
+    res = graded["bias_default_buckets"]
+    failed = {g: q for g, q in res["questions"].items() if q["status"] not in ("passed", "pending")}
+    assert set(failed) == {"t5_bias"}, failed
+    assert failed["t5_bias"]["misconception"] == "default_buckets", failed["t5_bias"]
+    assert "table.shape[0]" in failed["t5_bias"]["feedback"]
