@@ -7,6 +7,7 @@ answer, a killed mutant or a wrong formula gets) and by tests/proving/test_feedb
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -78,26 +79,46 @@ def _readable(text: str) -> str:
 _FROM_SUPERSCRIPT = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
 
 
+def _formula_word(word: str, names: frozenset) -> bool:
+    """A word a formula may hold: its identifiers all symbols or functions, or none at all."""
+    return all(name in names for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", word))
+
+
+@functools.lru_cache(maxsize=65536)
+def _read(candidate: str, symbols: tuple[str, ...]):
+    from autograder.judging.compare.symbolic import FormulaError, parse_formula
+
+    try:
+        return parse_formula(candidate, symbols)
+    except (FormulaError, SyntaxError, ValueError, TypeError, RecursionError):
+        return None
+
+
 def formula_in(text: str, expected: sympy.Expr, symbols: tuple[str, ...]) -> str | None:
     """A run of words in ``text`` that reads as ``expected`` (or its expanded form), or None. Read
     as written — SymPy's own ordering, no simplification — so the question's statement
-    (m·(j − i) − m·j) is not its answer (−m·i)."""
-    from autograder.judging.compare.symbolic import FormulaError, parse_formula
+    (m·(j − i) − m·j) is not its answer (−m·i). Only runs of words made of the question's symbols,
+    numbers and operators are read."""
+    from autograder.judging.compare.formula_grammar import FUNCTIONS as FORMULA_FUNCTIONS
 
+    names = frozenset(symbols) | frozenset(FORMULA_FUNCTIONS)
+    # the symbols as the parser makes them (positive), whatever the reference declared
+    expected = expected.xreplace({s: sympy.Symbol(str(s), positive=True) for s in expected.free_symbols})
     targets = {expected, sympy.expand(expected)}
-    for piece in re.split(r"[=:;,—–?!]|\. |\bor\b|\band\b", text):
-        words = piece.split()
-        for start in range(len(words)):
-            for stop in range(start + 1, min(len(words), start + MAX_WINDOW) + 1):
-                candidate = _readable(" ".join(words[start:stop]))
-                if not candidate or not any(s in candidate for s in symbols):
-                    continue
-                try:
-                    got = parse_formula(candidate, symbols)
-                except (FormulaError, SyntaxError, ValueError, TypeError, RecursionError):
-                    continue
-                if got in targets:
-                    return candidate
+    for piece in re.split(r"[=:;,—–?!]|\. ", text):
+        runs, run = [], []
+        for word in [*piece.split(), ""]:
+            if word and _formula_word(word, names):
+                run.append(word)
+            elif run:
+                runs.append(run)
+                run = []
+        for words in runs:
+            for start in range(len(words)):
+                for stop in range(start + 1, min(len(words), start + MAX_WINDOW) + 1):
+                    candidate = _readable(" ".join(words[start:stop]))
+                    if candidate and any(s in candidate for s in symbols) and _read(candidate, symbols) in targets:
+                        return candidate
     return None
 
 
@@ -165,7 +186,7 @@ def leaks(assignment: Assignment, texts: list[tuple[str, str]], students: tuple[
                 if (
                     (form in squashed)
                     if not form.replace(",", "").replace(".", "").lstrip("-").isdigit()
-                    else re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d,]|\.\d)", text)
+                    else re.search(rf"(?<![\d.,\-−]){re.escape(form)}(?![\d,]|\.\d)", text)
                 ):
                     found.append(f"{gid}: the expected value of {vid} ({form}) in: {text}")
         for fid, (expr, symbols) in formulas.items():
@@ -197,6 +218,17 @@ def judged_wrong_texts(assignment: Assignment, student: str) -> list[tuple[str, 
     """(grade_id, feedback) for every misconception text as written, and for the verdict on each
     typical wrong answer of every value or formula question with its misconceptions removed (the
     diagnosis speaks)."""
+    key = (id(assignment), assignment.name, student)
+    if key not in _JUDGED:  # the self-test's check and its feedback audit scan the same texts
+        _JUDGED.clear()
+        _JUDGED[key] = _judge_wrong_texts(assignment, student)
+    return list(_JUDGED[key])
+
+
+_JUDGED: dict = {}
+
+
+def _judge_wrong_texts(assignment: Assignment, student: str) -> list[tuple[str, str]]:
     import dataclasses
 
     from autograder.judging.outcome import Outcome
