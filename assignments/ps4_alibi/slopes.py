@@ -7,11 +7,11 @@ import torch
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
 
 FREE_CONSTANT = (
-    'The slope is not "a predefined constant, e.g. 0.4" that "normalises the scores into 0–1" '
-    "(document 000's description, which adds that the term differs per head): it multiplies the "
-    "distance j − i, not q·k, and the slopes are fixed before training as a geometric sequence — "
-    "2^(−8/n), 2^(−16/n), …, 2^(−8) for n heads (n = 8: 1/2, 1/4, …, 1/256). Yours uses 0.4 for "
-    "every head."
+    'The slope is not a free constant like 0.4 that "normalises the scores into 0–1" (document '
+    '000 calls it "a predefined constant, e.g. 0.4", and adds that it differs per head): it '
+    "multiplies the distance j − i, not q·k, and the slopes are fixed before training as a "
+    "geometric sequence — 2^(−8/n), 2^(−16/n), …, 2^(−8) for n heads (n = 8: 1/2, 1/4, …, 1/256). "
+    "Yours uses 0.4 for every head."
 )
 WRONG_ORDER = (
     "The slopes are in the wrong order: head 1 has the largest slope 2^(−8/n) and each next "

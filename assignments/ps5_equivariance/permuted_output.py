@@ -13,9 +13,9 @@ from solutions.equivariance import is_permutation_equivariant, is_permutation_in
 from .subjects import SUBJECTS, random_tokens
 
 STAYS_THE_SAME = (
-    'Document 000 (Q5.4) says the output "stays the same" for any reordering — invariance. '
-    "Self-attention without positions moves each output row with its token; only a pooled "
-    "output stays the same."
+    'Document 000 (Q5.4) says the output "stays the same" for any reordering — that is '
+    "invariance. Self-attention without positions moves each output row with its token: "
+    "equivariance, not invariance. Only a pooled output stays the same."
 )
 INVERSE = (
     "The rows are reordered by the inverse permutation here. Row k of X[..., p, :] is token "
