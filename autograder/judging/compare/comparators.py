@@ -150,10 +150,7 @@ class Exact(Comparator):
             bad = _not_an_int(got, expected)
             if bad:
                 return Check(False, f"expected ints, got {bad}: convert with int(...)")
-        if isinstance(got, np.ndarray):
-            got = got.tolist()
-        if isinstance(expected, np.ndarray):
-            expected = expected.tolist()
+        got, expected = _as_lists(got), _as_lists(expected)
         if type_name(got) != type_name(expected) and not _both_numbers(got, expected):
             return Check(False, f"expected {type_name(expected)}, got {type_name(got)}")
         if got == expected:
@@ -167,6 +164,18 @@ class Exact(Comparator):
             return Check(False, "; ".join(parts) or "unexpected extra entries")
         shown = repr(got)
         return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
+
+
+def _as_lists(value: Any) -> Any:
+    """Arrays, also inside lists and dicts ({"source": array, ...}), as nested lists: equality
+    of plain data then never asks an array for its truth value."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, list):
+        return [_as_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_lists(v) for k, v in value.items()}
+    return value
 
 
 def _not_an_int(got: Any, expected: Any) -> str | None:
