@@ -211,3 +211,12 @@ def test_a_real_learned_table_model_lands_in_the_absolute_positions_class():
     assert not q.compare(got, truth).ok
     flaw = misconception("shift_generalises", "absolute_positions").wrong(*as_args(probe.args, q.args_as))
     assert q.compare.symptom(got, truth) == q.compare.symptom(to_plain(flaw), truth) is not None
+
+
+def test_token_ids_returned_as_arrays_are_judged_not_crashed_on():
+    """A student's dict of tensors comes back as a dict of arrays: compared as lists."""
+    q = PS7.question("parser_token_ids")
+    expected = q.expected(q.visible[0])
+    as_arrays = {k: np.asarray(v) for k, v in expected.items()}
+    assert q.compare(as_arrays, expected).ok
+    assert not q.compare({**as_arrays, "target": as_arrays["target"][::-1]}, expected).ok
