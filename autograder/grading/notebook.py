@@ -86,7 +86,8 @@ def parse_notebook(data: bytes, name: str = "the upload"):
         ends_early = not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string")
         cut = ": it ends too early, a truncated file" if ends_early else ""
         raise NotebookError(f"{name} is not valid notebook JSON", f"broken at line {exc.lineno}{cut}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("nbformat"), int) or "cells" not in raw:
+    version = raw.get("nbformat") if isinstance(raw, dict) else None
+    if type(version) is not int or ("cells" if version >= 4 else "worksheets") not in raw:  # v3: worksheets
         raise NotebookError(f"{name} is JSON but not a Jupyter notebook", "it has no nbformat and cells")
     try:
         # v4 is read as the plain JSON it is (nbformat's full validation costs ~10 ms a notebook
@@ -116,6 +117,14 @@ def _release_cells(release_path: str) -> tuple[tuple[tuple[str, str], ...], froz
     return locked, graded
 
 
+def _graded_ids(release_path: Path) -> frozenset[str]:
+    """Another release's graded cells; none where it cannot be read (it names nobody then)."""
+    try:
+        return _release_cells(str(release_path))[1]
+    except (OSError, ValueError, KeyError, AttributeError):
+        return frozenset()
+
+
 def foreign_notebook(nb: StudentNotebook, release_path: Path) -> str | None:
     """Why ``nb`` is another assignment's notebook (named), or None. None of this problem set's
     graded cells is in it, and its grade ids are those of another release beside this one (or
@@ -127,7 +136,7 @@ def foreign_notebook(nb: StudentNotebook, release_path: Path) -> str | None:
     other = nb.released_as if nb.released_as and nb.released_as != this else None
     if other is None and nb.grade_ids:
         overlap = {
-            folder.name: len(_release_cells(str(path))[1] & set(nb.grade_ids))
+            folder.name: len(_graded_ids(path) & set(nb.grade_ids))
             for folder in sorted(Path(release_path).parent.parent.iterdir())
             if folder.is_dir() and folder.name != this
             for path in sorted(folder.glob("*.ipynb"))[:1]

@@ -74,6 +74,7 @@ def test_the_rest_is_graded_and_carries_the_schema(flagged):
         (b"\xff\xfe", "not UTF-8"),
         (b"[1, 2]", "not a Jupyter notebook"),
         (b'{"nbformat": 4}', "not a Jupyter notebook"),
+        (b'{"nbformat": "4", "cells": []}', "not a Jupyter notebook"),
     ],
 )
 def test_parse_refuses_with_one_line(data, words):

@@ -144,7 +144,7 @@ def _notebook_cases(ps1):
         "invalid_json": lambda p: p.write_text('{"cells": [ oops'),
         "not_a_notebook": lambda p: p.write_text("[1, 2, 3]"),
         "empty_file": lambda p: p.write_bytes(b""),
-        "notebook_200MB": huge,
+        "notebook_200mb": huge,
         "nbformat_3": nbformat3,
         "deleted_solution_cell": variant(delete_solution),
         "duplicated_solution_cell": variant(duplicate_solution_wrongly),
@@ -182,7 +182,7 @@ def _host_cases(ps1, out, gradebook, port: int) -> dict:
         "sleeps_forever": "import time\ntime.sleep(10**6)\n" + correct,
         "ignores_alarm": "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass\n",
         "os_exit_first_cell": "import os\nos._exit(0)\n",
-        "allocates_50GB": "x = bytearray(50 * 2**30)\n" + correct,
+        "allocates_50gb": "x = bytearray(50 * 2**30)\n" + correct,
         "opens_socket": f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n" + correct,
         "segfaults": "import ctypes\nctypes.string_at(0)\n",
         "huge_output": "import sys\nfor _ in range(200):\n    sys.stdout.write('x' * 10**6)\n" + correct,
@@ -283,7 +283,7 @@ def test_no_network_out_of_the_sandbox(graded):
         ("deep_recursion", "missing", "cell sdpa_impl failed"),
         ("fork_bomb", "missing", "cell sdpa_impl failed"),
         ("segfaults", "missing", "SIGSEGV"),
-        ("allocates_50GB", "missing", "MemoryError"),
+        ("allocates_50gb", "missing", "MemoryError"),
         ("gigantic_tensor", "error", "the limit is 16 MiB"),
         # frames forged out of turn are ignored; its garbage gets the cell killed, and the answer
         # defined in that cell with it
@@ -328,7 +328,7 @@ def test_no_background_process_outlives_grading(graded):
         ("invalid_json", "not valid notebook JSON"),
         ("not_a_notebook", "not a Jupyter notebook"),
         ("empty_file", "is empty"),
-        ("notebook_200MB", "MiB"),
+        ("notebook_200mb", "MiB"),
     ],
 )
 def test_unreadable_notebooks_get_a_clear_message(graded, name, words):
