@@ -37,6 +37,7 @@ def by_hand_reference(part):
         "output": lambda: attention_weights(q, k, scale=1.0) @ v,
         "output_scaled": lambda: reference_sdpa(q, k, v),
         "context_shiny": lambda: attention_weights(_t(E_003[1:2]), _t(E_003), scale=1.0)[0] @ _t(E_003),
+        "shiny_weights": lambda: attention_weights(_t(E_003[1:2]), _t(E_003), scale=1.0)[0],
     }[part]
 
 
@@ -128,6 +129,12 @@ QUESTIONS = [
                 "unnormalised_scores",
                 "Weight the embeddings by the softmax of the scores, not by the raw dot products.",
                 lambda: _t(E_003[1]) @ _t(E_003).T @ _t(E_003),
+            ),
+            Misconception(
+                "rounded_weights_003",
+                "Keep the weights at full precision: rounded to three decimals, as document 003 "
+                "prints them, they move the fourth decimal of the context vector.",
+                lambda: np.round(by_hand_reference("shiny_weights")().numpy().astype(np.float64), 3) @ E_003,
             ),
         ),
         atol=2e-5,
