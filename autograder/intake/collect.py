@@ -105,10 +105,7 @@ def choose_notebook(candidates: list[Path], assignment: Assignment) -> tuple[Pat
 def _handed_in_at(notebook: Path) -> tuple[str, float]:
     """nbgrader collect's ``timestamp.txt`` beside the notebook, else the file's time."""
     stamp = notebook.parent / "timestamp.txt"
-    try:
-        text = stamp.read_text(encoding="utf-8", errors="replace").strip() if stamp.is_file() else ""
-    except OSError:
-        text = ""
+    text = stamp.read_text(encoding="utf-8", errors="replace").strip() if stamp.is_file() else ""
     return text, notebook.stat().st_mtime
 
 
@@ -123,10 +120,9 @@ class _Collector:
 
     def student(self, entry: Path, *keys: str, natural: str) -> str | None:
         """Map an LMS identity (numbers, name, e-mail) to a student id; None = unmatched. Ids
-        are case-folded (``Alice`` and ``alice`` are one student): the roster's spelling, or
-        without a roster the lower-case one, as JupyterHub spells its user names."""
+        are case-insensitive (``Alice`` and ``alice`` are one student, see ``spelling``)."""
         if self.roster is None:
-            return natural.lower()
+            return natural
         found = self.roster.lookup(*keys, natural)
         if found is None:
             self.unmatched.append(f"{entry.name}: not in the roster ({natural})")
@@ -140,12 +136,23 @@ class _Collector:
             self.problems.setdefault(student, problem)
 
     def submissions(self) -> list[Submission]:
+        """Ids that differ only in case are one student (see README, Intake): under the lower-case
+        spelling where one of them is lower case (as JupyterHub spells user names), else the
+        first in sorted order; a roster gave its own spelling already."""
+        twins: dict[str, list[str]] = {}
+        for student in sorted(self.by_student):
+            twins.setdefault(student.casefold(), []).append(student)
+        for key, group in twins.items():
+            new = key if key in group else group[0]
+            for old in (s for s in group if s != new):
+                self.by_student[new] += self.by_student.pop(old)
+                self.late |= {new} if old in self.late else set()
         out = []
         for student in sorted(self.by_student):
             candidates = self.by_student[student]
             nb, why = choose_notebook(candidates, self.assignment)
             for other in (p for p in candidates if nb and p != nb and p.name == nb.name):
-                self.notes.append(f"{other}: an older notebook of {student} (ids are case-folded), not graded")
+                self.notes.append(f"{other}: an older notebook of {student} (ids are case-insensitive), not graded")
             out.append(Submission(student, nb, "" if nb else self.problems.get(student) or why, student in self.late))
         return out
 

@@ -49,23 +49,22 @@ def test_nbgrader_layout_and_student_folders(ps1, nb, tmp_path):
     assert intake.unmatched == []
 
 
-def test_ids_are_case_folded_one_student_the_newest_notebook(ps1, nb, tmp_path):
-    """`Alice/` and `alice/` are one student, `alice` (no roster: lower case, as JupyterHub spells
-    user names); of her two notebooks the newer by nbgrader's timestamp.txt is graded, the other noted."""
+def test_ids_that_differ_only_in_case_are_one_student(ps1, nb, tmp_path):
+    """`Alice/` and `alice/` are one student, `alice` (the lower-case spelling, as JupyterHub spells
+    user names); of her two notebooks the newer by nbgrader's timestamp.txt is graded, the other
+    noted. `BOB/` and `Bob/` are `BOB` (none lower case: the first in sorted order); an id with no
+    such twin is kept as written."""
     old = put(nb, tmp_path / "in/Alice/ps1_attention/ps1_attention.ipynb")
     (old.parent / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
     new = put(nb, tmp_path / "in/alice/ps1_attention/ps1_attention.ipynb")
     (new.parent / "timestamp.txt").write_text("2026-11-21 09:00:00.000000 UTC")
-    put(nb, tmp_path / "in/BOB/ps1_attention/ps1_attention.ipynb")
+    bob = put(nb, tmp_path / "in/BOB/ps1_attention/ps1_attention.ipynb")
+    (bob.parent / "timestamp.txt").write_text("2026-11-22 09:00:00.000000 UTC")
+    put(nb, tmp_path / "in/Bob/ps1_attention/ps1_attention.ipynb")
+    carol = put(nb, tmp_path / "in/Carol/ps1_attention/ps1_attention.ipynb")
     intake = collect(tmp_path / "in", ps1, tmp_path / "work")
-    assert [(s.student, s.notebook) for s in intake.submissions] == [
-        ("alice", new),
-        ("bob", tmp_path / "in/BOB/ps1_attention/ps1_attention.ipynb"),
-    ]
+    assert [(s.student, s.notebook) for s in intake.submissions] == [("BOB", bob), ("Carol", carol), ("alice", new)]
     assert any(str(old) in note and "older notebook of alice" in note for note in intake.notes), intake.notes
-    flat = tmp_path / "flat"
-    put(nb, flat / "Carol.ipynb")
-    assert found(collect(flat, ps1, tmp_path / "work2")) == {"carol": "Carol.ipynb"}
 
 
 def test_flat_folder_default_pattern(ps1, nb, tmp_path):
