@@ -92,7 +92,7 @@ def _cached(rng, b, t_past, t_new, d, h):
 
 def cache_probes(rng):
     h = int(rng.choice([2, 4]))
-    d = 4 * int(rng.integers(1, 3))
+    d = 4 * int(rng.integers(2, 4))  # 8 or 12: not the visible examples' 4
     b, t_past = int(rng.integers(2, 4)), int(rng.integers(2, 6))
     return [
         Probe(_cached(rng, b, t_past, 1, d, h), f"one new token, {t_past} cached"),
