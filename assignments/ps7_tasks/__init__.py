@@ -13,7 +13,7 @@ feedback, and its ``QUESTIONS``:
 * ``bpe``            part 1, byte-pair encoding (``pair_counts``, ``learn_bpe``, ``bpe_tokenize``)
 * ``loss``           part 2, cross-entropy per token with teacher forcing, and 001's worked example
 * ``parser_tokens``  part 3, the parser task's linearisation, token ids and 001's mapping bug
-* ``length``         part 4, length generalisation: 001's digit limit, a clipped relative bias,
+* ``length``         part 4, length generalisation: 001's digit limit and padding mask, a clipped relative bias,
                      training at length 8 and testing at length 32 (graded by training)
 
 Points come from the notebook's grade cells. The notebook's one training run (part 4) takes

@@ -1,7 +1,8 @@
 """Part 4, length generalisation (document 001's "Tests der Verallgemeinerungsleistung bei
 Stellenwertausweitung"; 004's claim that relative encodings extend to lengths not seen in
 training): how many digits document 001's addition model can read at all (``max_operand_digits``),
-a clipped relative bias (``relative_bias``), and training a model at length 8 that still works
+what its "required" padding mask hides (``addition_padding``: nothing, the operands are
+zero-padded), a clipped relative bias (``relative_bias``), and training a model at length 8 that still works
 at length 32 (``shift_task``, graded by training).
 
 The training question: the notebook's locked ``shift_task(seed, max_steps, short, long)`` trains
@@ -16,7 +17,7 @@ extended it is right at length 8 only — the ``absolute_positions`` symptom cla
 import numpy as np
 import torch
 
-from autograder.authoring import AllClose, Exact, FunctionSource, Misconception, Probe, Question, TaskAccuracy
+from autograder.authoring import AllClose, Choice, Exact, FunctionSource, Misconception, Probe, Question, TaskAccuracy
 
 SHIFT_VOCAB, SHIFT_TRAIN_LEN, SHIFT_LONG_LEN, SHIFT_STEPS = 10, 8, 32, 600
 SHIFT_CPU_S = 60  # a safety cap, about fifty times the reference's CPU-seconds
@@ -31,6 +32,19 @@ def max_operand_digits(max_positions):
 def digits_probes(rng):
     drawn = sorted({int(p) for p in rng.integers(3, 200, 4)})
     return [Probe((p,), f"max_positions = {p}") for p in [*drawn, 10, 11, 1, 2]]
+
+
+# ---- 001: "In der Additionsaufgabe ist ein Padding-Mask erforderlich" — yet every operand is zero-padded
+MASKED_OPTIONS = ("none", "the leading zeros", "the plus token", "the last digit")
+LEADING_ZEROS_ARE_DIGITS = (
+    "Zero-padding writes the number with n digits (7 → 0 0 7): the zeros are digits the model must "
+    "read — they tell it where the hundreds are."
+)
+
+
+def masked_positions():
+    """Document 001 zero-pads both operands to max_digits: no source position is padding."""
+    return MASKED_OPTIONS[0]
 
 
 # ---- the clipped relative bias, self-contained (root cause binds it under shift_task)
@@ -132,6 +146,32 @@ QUESTIONS = [
                 "Both operands are in the source, one after the other: each needs its own n positions.",
                 lambda p: p - 1,
             ),
+        ),
+    ),
+    Question(
+        grade_id="addition_padding",
+        answer="addition_padding",
+        title="A padding mask for 001's addition source",
+        call=False,
+        reference=masked_positions,
+        compare=Choice(MASKED_OPTIONS),
+        misconceptions=tuple(
+            Misconception(name, LEADING_ZEROS_ARE_DIGITS if name == "leading_zeros" else text, lambda v=value: v)
+            for name, value, text in (
+                ("leading_zeros", MASKED_OPTIONS[1], ""),
+                (
+                    "plus_token",
+                    MASKED_OPTIONS[2],
+                    "The '+' token tells the model where the first operand ends: a mask that hid it would "
+                    "hide information. A key padding mask hides only positions that hold no token.",
+                ),
+                (
+                    "last_digit",
+                    MASKED_OPTIONS[3],
+                    "A key padding mask hides positions that hold no token; the last position holds the "
+                    "units digit of b, which the sum needs first.",
+                ),
+            )
         ),
     ),
     Question(

@@ -220,3 +220,13 @@ def test_token_ids_returned_as_arrays_are_judged_not_crashed_on():
     as_arrays = {k: np.asarray(v) for k, v in expected.items()}
     assert q.compare(as_arrays, expected).ok
     assert not q.compare({**as_arrays, "target": as_arrays["target"][::-1]}, expected).ok
+
+
+def test_document_001s_addition_padding_mask_has_nothing_to_hide():
+    """001 zero-pads every operand (7 → [0, 0, 7]); its sources all have one length and no PAD:
+    the "required" padding mask hides nothing, and each wrong choice is rejected."""
+    source, _ = addition.encode(torch.tensor([7]), torch.tensor([25]))
+    assert source.tolist() == [[0, 0, 7, addition.PLUS, 0, 2, 5]]
+    assert PS7.question("addition_padding").reference() == "none"
+    for m in PS7.question("addition_padding").misconceptions:
+        assert rejected("addition_padding", m.wrong) and "none" not in m.feedback.lower()
