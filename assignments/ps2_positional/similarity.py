@@ -112,7 +112,7 @@ QUESTIONS = [
         title="Similarity for d = 4, base 100, as a formula",
         call=False,
         reference=similarity_formula,
-        compare=Formula(("p", "Delta")),
+        compare=Formula(("p", "Delta"), timeout_s=10.0),  # trigonometric: SymPy may need seconds when loaded
         misconceptions=(
             Misconception("exponent_sign", EXPONENT_SIGN, lambda: similarity_formula(sympy.Integer(10))),
             Misconception("i_not_2i", I_NOT_2I, lambda: similarity_formula(1 / sympy.sqrt(10))),

@@ -2,6 +2,8 @@
 probes, the known-wrong scores and their feedback. The student's answer may call their
 `rope_matrix` or `apply_rope` (root cause)."""
 
+import functools
+
 import numpy as np
 import sympy
 
@@ -46,11 +48,14 @@ def rotate_2d(x1, x2, angle):
     return x1 * sympy.cos(angle) - x2 * sympy.sin(angle), x1 * sympy.sin(angle) + x2 * sympy.cos(angle)
 
 
+@functools.lru_cache
 def score_formula(query_angle=_M, key_angle=_N):
-    """(R_m q)·(R_n k) for d = 2, θ_1 = 1, built from the two rotations (not typed in)."""
+    """(R_m q)·(R_n k) for d = 2, θ_1 = 1, built from the two rotations (not typed in) and
+    simplified once (cached: about a second), so that a student's compact form is checked in
+    a fraction of the formula check's time limit."""
     q = rotate_2d(_Q1, _Q2, query_angle)
     k = rotate_2d(_K1, _K2, key_angle)
-    return sympy.expand(q[0] * k[0] + q[1] * k[1])
+    return sympy.simplify(q[0] * k[0] + q[1] * k[1])
 
 
 QUESTIONS = [
@@ -60,7 +65,7 @@ QUESTIONS = [
         title="(R_m q)·(R_n k) for one pair",
         call=False,
         reference=score_formula,
-        compare=Formula(SCORE_SYMBOLS),
+        compare=Formula(SCORE_SYMBOLS, timeout_s=10.0),  # trigonometric: SymPy may need seconds on a loaded machine
         misconceptions=(
             Misconception(
                 "angles_add",

@@ -119,3 +119,63 @@ def test_notebook_quotes_000_and_places_llama_right(notebook_text):
     worked = notebook_text["worked_text"]
     assert r"\theta_i = 100^{\frac{2(i-1)}{d}}" in worked and worked.count(r"R_{\Theta,0}^{d}") == 3
     assert "Show on paper" not in notebook_text["offset_text"]
+
+
+# ---- end to end: an honest notebook in another style, and document 000's own reading
+ALT_STYLE = {
+    "fastest_answer": 'fastest_pair = " First "',
+    "worked_errors_answer": 'worked_errors = ("A", "B", "F")',
+    "geometry_impl": """
+def rotation_angles(x, y):
+    x, y = torch.as_tensor(x).double(), torch.as_tensor(y).double()
+    before = torch.atan2(x[..., 1::2], x[..., 0::2])
+    after = torch.atan2(y[..., 1::2], y[..., 0::2])
+    turned = torch.remainder(after - before, 2 * math.pi)
+    return torch.where(turned > math.pi, turned - 2 * math.pi, turned)
+""",
+    "norm_answer": 'norm_claim = "(b)"',
+    "score_formula_answer": (
+        'score_formula = "(q1*cos(m) - q2*sin(m))*(k1*cos(n) - k2*sin(n))'
+        ' + (q1*sin(m) + q2*cos(m))*(k1*sin(n) + k2*cos(n))"'
+    ),
+    "kv_impl": """
+def decode_scores(q, k, k_cache, base=10000.0):
+    m = k_cache.shape[-2]
+    d = q.shape[-1]
+    R = rope_matrix(m, d, base).to(torch.float64)
+    q_m = torch.as_tensor(q).double() @ R.T
+    k_m = torch.as_tensor(k).double() @ R.T
+    keys = torch.cat([torch.as_tensor(k_cache).double(), k_m.unsqueeze(-2)], dim=-2)
+    return torch.einsum("...d,...td->...t", q_m, keys)
+""",
+    "kv_bytes_answer": 'kv_cache_bytes = "b * T * d_head * n_heads * n_layers * 2"',
+}
+READS_000 = {"worked_errors_answer": 'worked_errors = ["B", "F"]', "norm_answer": 'norm_claim = "A"'}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    from autograder.grading.cohort import grade_cohort
+    from autograder.intake.collect import collect_folder
+    from autograder.releasing.sample_submissions import make_notebook, write_submission
+
+    tmp = tmp_path_factory.mktemp("ps3_content")
+    for student, cells in (("alt_style", ALT_STYLE), ("reads_000_and_004", READS_000)):
+        write_submission(tmp / "in", student, ASSIGNMENT, make_notebook(ASSIGNMENT, cells))
+    found = collect_folder(tmp / "in", ASSIGNMENT)
+    return grade_cohort(ASSIGNMENT, found, tmp / "out", workers=2, progress=False)["students"]
+
+
+def test_honest_answers_in_another_style_get_full_marks(graded):
+    res = graded["alt_style"]
+    assert res["score"] == res["max_score"], {g: q for g, q in res["questions"].items() if q["status"] != "passed"}
+
+
+def test_the_documents_errors_lose_exactly_their_questions_named(graded):
+    res = graded["reads_000_and_004"]
+    failed = {g: q for g, q in res["questions"].items() if q["status"] not in ("passed", "pending")}
+    assert set(failed) == {"worked_errors", "norm_claim"}, failed
+    assert failed["worked_errors"]["misconception"] == "sign_missed"
+    assert "document 000" in failed["worked_errors"]["feedback"]
+    assert failed["norm_claim"]["misconception"] == "length_changes"
+    assert "document 004" in failed["norm_claim"]["feedback"]
