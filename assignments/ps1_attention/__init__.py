@@ -10,7 +10,7 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 
 * ``by_hand``            part 1, document 002's scores, weights and outputs, document 003's
                          context vector (values the documents print)
-* ``shiny_slip``         part 1, where document 003's printed context vector is off
+* ``shiny_slip``         part 1, which of document 003's printed products slip
 * ``sdpa``               part 2, scaled dot-product attention (``scaled_dot_product_attention``)
 * ``scaling``            part 2b, why √d_k: Var(q·k), the saturation in document 002's example
 * ``scale_tester``       part 2b, a tester for the 1/√d_k scaling (``is_correctly_scaled``)
@@ -18,7 +18,7 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``shapes``             part 3, the shapes through an encoder-decoder
 * ``parameter_formulas`` part 4a, parameter formulas in d, h and d_ff
 * ``parameter_counts``   part 4b, the parameter counts of the student's configuration
-* ``pre_ln``             part 4b, the same model as Pre-LN with a final LayerNorm per stack
+* ``pre_ln``             part 4b, what Pre-LN with a final LayerNorm per stack adds to the count
 * ``real_models``        part 4c, BERT-base, GPT-2 small and Transformer base against their papers
 * ``document_000_counts`` part 4d, document 000's own count corrected, its wrong lines
 * ``cost``               part 5, FLOPs and score entries of attention, growth when T doubles
