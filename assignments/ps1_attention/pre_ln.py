@@ -52,7 +52,7 @@ QUESTIONS = [
         call=False,
         personal=True,
         reference=pre_ln_extra,
-        compare=Exact(integers=True),
+        compare=Exact(),
         misconceptions=(
             Misconception(
                 "final_norms_missing",

@@ -88,7 +88,7 @@ QUESTIONS = [
         title="The largest possible rank of QKᵀ",
         call=False,
         reference=largest_rank,
-        compare=Exact(integers=True),
+        compare=Exact(),
         misconceptions=(
             Misconception(
                 "rank_is_length",
