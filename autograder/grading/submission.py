@@ -100,7 +100,10 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             suspicious = code_flags(nb.cells) + wall_flags(walls)
             if suspicious:
                 record["flags"] = record.get("flags", []) + suspicious
-    record["questions"] = {**questions, **pending_entries(assignment)}  # hand-graded: "pending"
+    record["questions"] = {
+        **questions,
+        **pending_entries(assignment, sub.notebook),
+    }  # hand-graded: pending, or unanswered (0)
     record["score"] = float(sum(q["score"] for q in autograded(record["questions"]).values()))
     if nb is not None and record["score"] == 0 and not set(nb.grade_ids) & set(record["questions"]):
         reason = f"{sub.notebook.name} holds none of {assignment.name}'s cells and scored 0: another assignment's?"

@@ -28,6 +28,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from autograder.grading.hand_graded import UNANSWERED
 from autograder.grading.storage import write_json_atomic
 from autograder.outputs.exports import in_notebook_order, pending_hand_graded, question_titles
 from autograder.spec import REPO_ROOT, Assignment
@@ -178,10 +179,12 @@ def gradescope_results(assignment: Assignment, rec: dict) -> dict:
     """One student's result in Gradescope's results.json schema."""
     titles = dict(question_titles(assignment))
     waiting = sum(q["max_score"] for _, _, q in pending_hand_graded(assignment, rec["questions"]))
+    blank = sum(q["max_score"] for q in rec["questions"].values() if q.get("status") == UNANSWERED)
     return {
         "score": rec["score"],
         "output": f"{assignment.name}: {rec['score']:g} / {rec['max_score']:g}"
-        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else ""),
+        + (f" autograded; {waiting:g} points graded by hand, still to come" if waiting else "")
+        + (f"; {blank:g} points graded by hand, handed in as released (0)" if blank else ""),
         "tests": [
             {
                 "name": titles.get(gid, gid),

@@ -84,7 +84,12 @@ PS1_ERRORS = {
     # 000: the FFN narrows to d/2
     "ffn_narrows": ("shapes_answer", "shapes", 'shapes["ffn_hidden"] = (B, S, d // 2)', "does not narrow"),
     # 000: "softmax attention is sparse"
-    "softmax_is_sparse": ("dense_answer", "attention_sparsity", 'attention_sparsity = "A"', "strictly positive"),
+    "softmax_is_sparse": (
+        "dense_answer",
+        "attention_sparsity",
+        "attention_sparsity = [0.0, 4.0, 5 / 9]",
+        "strictly positive",
+    ),
     # the parameter count without the 4d biases
     "biases_missing": ("formulas_answer", "mha_params_formula", 'mha_params_formula = "4*d**2"', "bias vector too"),
     # 003: the context vector from rounded weights
