@@ -632,3 +632,11 @@ def test_beam_search_dropping_finished_hypotheses_is_not_told_a_length_story():
     assert res.status == "failed", res.feedback
     assert "twice as many" not in res.feedback and "half as many" not in res.feedback, res.feedback
     assert res.diagnosis == "wrong_when" and "except when `eos_id` is given" in res.feedback, res.feedback
+
+
+def test_formula_terms_never_name_the_agreeing_terms_when_they_are_the_whole_answer():
+    assignment = load_assignment("ps1_attention")
+    question = assignment.question("score_entries_formula")  # the answer is one term
+    res = judge(question, question.probes_for(STUDENT, assignment), Outcome("returned", [{"value": "T**2*h - T"}]))
+    assert "every term of the answer is there, but 1 of your terms is not part of it" in res.feedback, res.feedback
+    assert "agree" not in res.feedback and "T²" not in res.feedback, res.feedback

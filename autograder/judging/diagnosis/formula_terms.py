@@ -72,6 +72,16 @@ def _compare(student, expected, symbols, report) -> None:
             wrong.append(
                 f"your {name} term ({_own_term(symbols, powers, a)}) is too {'small' if abs(a) < abs(b) else 'large'}"
             )
+    if extra and not wrong and not missing:  # naming the agreeing terms would write the answer itself
+        many = len(extra) > 1
+        report(
+            (
+                "text",
+                f"every term of the answer is there, but {len(extra)} of your terms "
+                f"{'are' if many else 'is'} not part of it",
+            )
+        )
+        return
     parts = []
     if agree:
         parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
