@@ -95,6 +95,7 @@ def learn_probes(rng):
     probes.append(Probe((random_words(rng, 4), 0), "k = 0"))
     probes.append(Probe(({"ab": 2, "a": 5, "bb": 1}, 10), "more merges than pairs (stop early)"))
     probes.append(Probe(({"aaaa": 1, "aab": 2, "ba": 2}, 4), "ties and overlapping pairs"))
+    probes.append(Probe(({"abc": 1, "ab": 5, "bc": 3}, 3), "a merged symbol next to a pair's second half"))
     return probes
 
 
@@ -148,6 +149,21 @@ def learn_with(choose, recount=True):
 learn_tie_first_seen = learn_with(lambda c: max(c, key=c.get))
 learn_tie_last = learn_with(lambda c: max(c, key=lambda p: (c[p], tuple(p.split()))))
 learn_no_recount = learn_with(lambda c: min(c, key=lambda p: (-c[p], tuple(p.split()))), recount=False)
+
+
+def learn_by_text_replace(word_counts, k):
+    """Merges by replacing the text "a b" in the spaced word: it also glues the tail of a longer
+    symbol ("ab c" becomes "abc" on the merge (b, c))."""
+    vocab = {" ".join(word): freq for word, freq in word_counts.items()}
+    merges = []
+    for _ in range(k):
+        counts = pair_counts(vocab)
+        if not counts:
+            break
+        a, b = min(counts, key=lambda pair: (-counts[pair], tuple(pair.split()))).split()
+        merges.append([a, b])
+        vocab = {w.replace(f"{a} {b}", a + b): f for w, f in vocab.items()}
+    return merges
 
 
 def learn_by_type(word_counts, k):
@@ -237,6 +253,13 @@ QUESTIONS = [
                 "frequency_ignored",
                 "Each word stands for as many occurrences as its count: weight its pairs by it.",
                 learn_by_type,
+            ),
+            Misconception(
+                "text_replace",
+                'A merge joins two whole symbols. Replacing the text "a b" in the spaced word also '
+                "matches where a is only the end of a longer symbol (or b the start of one): compare "
+                "the symbols of the split word, not substrings.",
+                learn_by_text_replace,
             ),
         ),
     ),

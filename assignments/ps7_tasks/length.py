@@ -31,7 +31,7 @@ def max_operand_digits(max_positions):
 
 def digits_probes(rng):
     drawn = sorted({int(p) for p in rng.integers(3, 200, 4)})
-    return [Probe((p,), f"max_positions = {p}") for p in [*drawn, 10, 11, 1, 2]]
+    return [Probe((p,), f"max_positions = {p}") for p in [*drawn, 10, 11, 1, 2, 0]]
 
 
 # ---- 001: "In der Additionsaufgabe ist ein Padding-Mask erforderlich" — yet every operand is zero-padded
@@ -63,9 +63,16 @@ RELATIVE_BIAS_SOURCE = FunctionSource.of(relative_bias)
 
 def bias_probes(rng):
     probes = []
-    for lead, k, t in (((), 4, 7), ((3,), 8, 8), ((2,), 6, 3), ((2, 2), 5, 12), ((), 3, 1)):
-        table = (rng.standard_normal((*lead, k)) * 2).astype(np.float32)
-        probes.append(Probe((table, t), f"table {list(table.shape)}, t = {t}"))
+    for lead, k, t, dtype in (
+        ((), 4, 7, np.float32),
+        ((3,), 8, 8, np.float32),
+        ((2,), 6, 3, np.float64),
+        ((2, 2), 5, 12, np.float32),
+        ((), 3, 1, np.float32),
+        ((), 5, 9, np.float64),
+    ):
+        table = (rng.standard_normal((*lead, k)) * 2).astype(dtype)
+        probes.append(Probe((table, t), f"table {list(table.shape)} ({table.dtype}), t = {t}"))
     return probes
 
 
@@ -84,6 +91,11 @@ def bias_zero_beyond(table, t):
 def bias_masked_beyond(table, t):
     i, j = torch.arange(t)[:, None], torch.arange(t)[None, :]
     return relative_bias(table, t).masked_fill(i - j >= table.shape[-1], float("-inf"))
+
+
+def bias_default_dtype(table, t):
+    """-inf filled into torch's default float32, whatever the table's dtype."""
+    return relative_bias(torch.as_tensor(table), t).float()
 
 
 def bias_key_index(table, t):
@@ -146,6 +158,12 @@ QUESTIONS = [
                 "Both operands are in the source, one after the other: each needs its own n positions.",
                 lambda p: p - 1,
             ),
+            Misconception(
+                "negative_digits",
+                "A number of digits is never negative: read again what the text asks for when not "
+                "even one digit of each operand fits the table.",
+                lambda p: (p - 1) // 2,
+            ),
         ),
     ),
     Question(
@@ -181,7 +199,7 @@ QUESTIONS = [
         reference=relative_bias,
         reference_source=RELATIVE_BIAS_SOURCE,
         probes=bias_probes,
-        compare=AllClose(atol=1e-6, rtol=1e-6),
+        compare=AllClose(atol=1e-6, rtol=1e-6, same_dtype=True),
         visible=[Probe((np.array([0.0, 1.0, 2.0], np.float32), 5), "table [0, 1, 2] (K = 3), t = 5")],
         misconceptions=(
             Misconception(
@@ -204,6 +222,13 @@ QUESTIONS = [
                 "key_position",
                 "The bias depends on the offset i − j between query and key, not on the key's position j.",
                 bias_key_index,
+            ),
+            Misconception(
+                "default_dtype",
+                "The bias is asked for in the table's dtype: a float64 table gives a float64 bias. "
+                "A tensor made with torch.full / torch.zeros without dtype= is float32 and rounds the "
+                "table's entries when you copy them in.",
+                bias_default_dtype,
             ),
         ),
     ),

@@ -124,6 +124,11 @@ def loss_padding_in_denominator(logits, tgt, pad_id=None):
     return mean_over(logits, tgt[..., 1:], keep, per_token=True) * keep.sum() / keep.numel()
 
 
+def loss_pad_zero_as_none(logits, tgt, pad_id=None):
+    """`if pad_id:` — a pad id of 0 is falsy, so its padding is averaged in."""
+    return token_loss(logits, tgt, pad_id if pad_id else None)
+
+
 def example_as_document():
     """Document 001's printed recipe: −(1/2)·Σ log(logit) — logits read as probabilities, per sequence."""
     picked = [DOCUMENT_OUTPUTS[b][t][DOCUMENT_TARGET[b][t]] for b in range(2) for t in range(3)]
@@ -178,6 +183,12 @@ QUESTIONS = [
                 "You left padding out of the sum but still counted it in the number you divide by: "
                 "average over the real target tokens only.",
                 loss_padding_in_denominator,
+            ),
+            Misconception(
+                "pad_zero_as_none",
+                "pad_id = 0 treated as no padding: 0 is a token id like any other, but `if pad_id:` "
+                'reads it as false. Test `pad_id is None` to tell "no padding" from a pad id.',
+                loss_pad_zero_as_none,
             ),
         ),
     ),

@@ -50,9 +50,19 @@ def test_five_merges_split_playing_as_document_001_does():
     assert counts["p l"] == counts["l a"] == counts["a y"]
 
 
-@pytest.mark.parametrize("name", ["tie_first_seen", "tie_last", "no_recount", "frequency_ignored"])
+@pytest.mark.parametrize("name", ["tie_first_seen", "tie_last", "no_recount", "frequency_ignored", "text_replace"])
 def test_bpe_merge_mistakes_are_rejected(name):
     assert rejected("bpe_merges", misconception("bpe_merges", name).wrong)
+
+
+def test_merging_by_text_replacement_glues_a_longer_symbols_tail():
+    """An independent student merged with str.replace on the spaced word and got full marks: on
+    {"abc", "ab", "bc"} the merge (b, c) turns "ab c" into "abc". Every student's probes hold it."""
+    corpus = {"abc": 1, "ab": 5, "bc": 3}
+    assert bpe.learn_bpe(corpus, 3) != bpe.learn_by_text_replace(corpus, 3)
+    for student in ("s1", "s2", "s3"):
+        probes = PS7.question("bpe_merges").probes(student_rng(student, PS7.name, "bpe_merges"))
+        assert any(p.args == (corpus, 3) for p in probes)
 
 
 # ------------------------------------------------------------------ part 2: the loss
@@ -80,10 +90,27 @@ def test_document_001s_worked_loss_is_its_own_slip():
 
 
 @pytest.mark.parametrize(
-    "name", ["logits_as_probabilities", "per_sequence", "no_shift", "padding_counted", "padding_in_denominator"]
+    "name",
+    [
+        "logits_as_probabilities",
+        "per_sequence",
+        "no_shift",
+        "padding_counted",
+        "padding_in_denominator",
+        "pad_zero_as_none",
+    ],
 )
 def test_token_loss_mistakes_are_rejected(name):
     assert rejected("token_loss", misconception("token_loss", name).wrong)
+
+
+def test_a_falsy_pad_id_is_named_not_diagnosed_as_a_shape():
+    """`if pad_id:` reads pad_id = 0 as no padding: every student has a hidden probe with pad_id = 0,
+    and the feedback names the falsy id."""
+    q = PS7.question("token_loss")
+    for student in ("s1", "s2", "s3"):
+        assert any(len(p.args) == 3 and p.args[2] == 0 for p in q.probes(student_rng(student, PS7.name, q.grade_id)))
+    assert "pad_id = 0" in misconception("token_loss", "pad_zero_as_none").feedback
 
 
 # ------------------------------------------------------------------ part 3: the parser
@@ -143,6 +170,26 @@ def test_document_001s_addition_table_reads_four_digits_at_most():
     assert source.shape[1] == 2 * addition.DIGITS + 1
     n = length.max_operand_digits(10)
     assert 2 * n + 1 <= 10 < 2 * (n + 1) + 1
+
+
+def test_no_room_for_one_digit_is_zero_digits_not_minus_one():
+    """The text: "0 when not even one digit each fits". (m − 1) // 2 unfloored gives −1 at m = 0,
+    which every student's probes hold."""
+    assert length.max_operand_digits(0) == 0
+    assert rejected("max_operand_digits", misconception("max_operand_digits", "negative_digits").wrong)
+
+
+def test_a_float32_bias_for_a_float64_table_fails():
+    """The text asks for the bias in `table`'s dtype: a float64 table is among every student's probes,
+    and a float32 result (torch.full without dtype=) fails there although its values are close."""
+    q = PS7.question("relative_bias")
+    wrong = misconception("relative_bias", "default_dtype").wrong
+    for student in ("s1", "s2", "s3"):
+        probes = [p for p in q.probes(student_rng(student, PS7.name, q.grade_id)) if p.args[0].dtype == np.float64]
+        assert probes
+        for probe in probes:
+            got = to_plain(wrong(*as_args(probe.args, q.args_as)))
+            assert q.compare.matches(got, q.expected(probe)) and not q.compare(got, q.expected(probe)).ok
 
 
 def test_relative_bias_is_the_clipped_offset_table():
