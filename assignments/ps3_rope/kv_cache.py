@@ -23,9 +23,11 @@ def rotate_at(x, m, base):
 
 
 def cache_of(keys, base):
-    """A cache as it is stored: keys (..., m, d) at positions 0 … m − 1, each rotated once."""
+    """A cache as it is stored: keys (..., m, d) at positions 0 … m − 1, each rotated once, in the
+    keys' own dtype (float32 probes get a float32 cache, as the notebook's convention says)."""
+    dtype = np.asarray(keys).dtype
     keys = torch.as_tensor(keys, dtype=torch.float64)
-    return apply_rope(keys, torch.arange(keys.shape[-2]), base, "interleaved").numpy()
+    return apply_rope(keys, torch.arange(keys.shape[-2]), base, "interleaved").numpy().astype(dtype)
 
 
 # ---- probes, drawn per student
