@@ -640,3 +640,11 @@ def test_formula_terms_never_name_the_agreeing_terms_when_they_are_the_whole_ans
     res = judge(question, question.probes_for(STUDENT, assignment), Outcome("returned", [{"value": "T**2*h - T"}]))
     assert "every term of the answer is there, but 1 of your terms is not part of it" in res.feedback, res.feedback
     assert "agree" not in res.feedback and "T²" not in res.feedback, res.feedback
+
+
+def test_a_one_term_answer_is_never_written_by_its_diagnosis():
+    assignment = load_assignment("ps1_attention")
+    question = assignment.question("score_entries_formula")
+    for wrong, said in (("-T**2*h", "has the wrong sign"), ("2*T**2*h", "is too large")):
+        res = judge(question, question.probes_for(STUDENT, assignment), Outcome("returned", [{"value": wrong}]))
+        assert said in res.feedback and "T²" not in res.feedback and "T**2" not in res.feedback, res.feedback

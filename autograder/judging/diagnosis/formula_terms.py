@@ -66,6 +66,12 @@ def _compare(student, expected, symbols, report) -> None:
             missing.append(name)
         elif b is None:
             extra.append(_own_term(symbols, powers, a))
+        elif len(theirs) == 1:  # a one-term answer: naming its term would write the answer
+            sign = (a > 0) != (b > 0)
+            wrong.append(
+                "your term of the answer's kind "
+                + ("has the wrong sign" if sign else f"is too {'small' if abs(a) < abs(b) else 'large'}")
+            )
         elif (a > 0) != (b > 0):
             wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) has the wrong sign")
         else:
