@@ -113,6 +113,24 @@ def test_a_falsy_pad_id_is_named_not_diagnosed_as_a_shape():
     assert "pad_id = 0" in misconception("token_loss", "pad_zero_as_none").feedback
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="grader bug outside PS7: Scalar.matches is AllClose.__call__, which skips Scalar's reshape, so a "
+    "0-d tensor (shape (1,) off the wire) matches no misconception and find_shape diagnoses an axis of size 1",
+)
+def test_a_falsy_pad_id_returned_as_a_0d_tensor_gets_the_named_feedback():
+    """What the independent student `wrong_loss_pad_zero_ignored` returns: a 0-d tensor, which the
+    sandbox's wire delivers as shape (1,)."""
+    from autograder.judging.outcome import Outcome
+    from autograder.judging.verdict import judge
+
+    q = PS7.question("token_loss")
+    probes = q.probes_for("s1", PS7)
+    wrong = misconception("token_loss", "pad_zero_as_none").wrong
+    wired = [{"value": np.reshape(to_plain(wrong(*as_args(p.args, q.args_as), **p.kwargs)), (1,))} for p in probes]
+    assert judge(q, probes, Outcome("returned", wired)).misconception == "pad_zero_as_none"
+
+
 # ------------------------------------------------------------------ part 3: the parser
 
 
