@@ -68,6 +68,13 @@ CAUSAL_SUBJECTS = {
         "    y = _attention(X, causal=True).clone()\n    if X.dim() == 3:\n"
         "        y[:, :-1, :] = y[:, :-1, :] + 0.5 * torch.roll(X, 1, dims=0)[:, 1:, :]\n    return y\n",
     ),
+    # on a batch: each sequence but the last reads the last token of the next one (no wrap-round,
+    # so a tester that changes only the first sequence's future never sees it),
+    "batch_next_last_token": layer(
+        "batch_next_last_token",
+        "    y = _attention(X, causal=True).clone()\n    if X.dim() == 3:\n"
+        "        y[:-1] = y[:-1] + 0.1 * X[1:, -1:, :]\n    return y\n",
+    ),
     # pooled over the tokens: no token axis left to compare (unless T = 1).
     "mean_pooled_causal": layer("mean_pooled_causal", "    return _attention(X, causal=True).mean(-2, keepdim=True)\n"),
 }
@@ -78,6 +85,7 @@ CAUSAL_BATCHED = (
     "mask_after_softmax",
     "padding_count",
     "batch_neighbour_future",
+    "batch_next_last_token",
     "large_tiny_leak",
 )
 

@@ -18,7 +18,7 @@ STAYS_THE_SAME = (
     "equivariance, not invariance. Only a pooled output stays the same."
 )
 INVERSE = (
-    "The rows are reordered by the inverse permutation here. Row k of X[..., p, :] is token "
+    "Your answer reorders the rows by the inverse permutation. Row k of X[..., p, :] is token "
     "p[k]; the output row computed from it is that token's row of Y."
 )
 
