@@ -113,11 +113,6 @@ def test_a_falsy_pad_id_is_named_not_diagnosed_as_a_shape():
     assert "pad_id = 0" in misconception("token_loss", "pad_zero_as_none").feedback
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grader bug outside PS7: Scalar.matches is AllClose.__call__, which skips Scalar's reshape, so a "
-    "0-d tensor (shape (1,) off the wire) matches no misconception and find_shape diagnoses an axis of size 1",
-)
 def test_a_falsy_pad_id_returned_as_a_0d_tensor_gets_the_named_feedback():
     """What the independent student `wrong_loss_pad_zero_ignored` returns: a 0-d tensor, which the
     sandbox's wire delivers as shape (1,)."""
