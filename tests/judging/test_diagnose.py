@@ -303,7 +303,7 @@ def thetas_assert_inverted(d, base):
 CRASHES = {
     # (problem set, question, wrong answer, kind, words the feedback must hold)
     "mask_given": ("ps1_attention", "sdpa", sdpa_if_mask, "crash_trigger", "only when `mask` is given"),
-    "batch_dims": ("ps3_rope", "apply_rope", rope_unbatched, "crash_trigger", "only when `x` has 4 axes"),
+    "batch_dims": ("ps3_rope", "apply_rope", rope_unbatched, "crash_trigger", "only when `x` has batch dimensions (more than 2 axes)"),
     "one_option": (
         "ps3_rope",
         "apply_rope",
@@ -648,3 +648,16 @@ def test_a_one_term_answer_is_never_written_by_its_diagnosis():
     for wrong, said in (("-T**2*h", "has the wrong sign"), ("2*T**2*h", "is too large")):
         res = judge(question, question.probes_for(STUDENT, assignment), Outcome("returned", [{"value": wrong}]))
         assert said in res.feedback and "T²" not in res.feedback and "T**2" not in res.feedback, res.feedback
+
+
+def test_one_number_off_the_wire_is_not_told_it_has_an_extra_axis():
+    from autograder.judging.diagnosis.locations import find_shape
+
+    class _Case:
+        def __init__(self, got, expected):
+            self.got, self.expected = got, expected
+
+    class _Ctx:
+        cases = [_Case(np.array([1.5]), np.array(2.0))]  # a wrong 0-d answer, as the sandbox sends it
+
+    assert find_shape(_Ctx()) is None

@@ -151,6 +151,8 @@ def find_shape(ctx: Context) -> Diagnosis | None:
             if text is None:  # the sizes alone relate; the entries do not bear it out
                 return None
             texts.add(text)
+        elif exp.ndim == 0 and got.shape == (1,):  # the wire's 0-d tensor: one number, not an axis
+            return None
         elif np.squeeze(got).shape == np.squeeze(exp).shape:
             texts.add(
                 "your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
