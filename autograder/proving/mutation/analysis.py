@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import resource
 import signal
 import sys
 import threading
@@ -141,6 +142,29 @@ def cpu_time_limit(cpu_seconds: float):
         signal.signal(signal.SIGPROF, previous)
 
 
+MEMORY_HEADROOM_BYTES = 4 << 30  # what a mutant may allocate beyond the process's size when it starts
+
+
+@contextlib.contextmanager
+def memory_limit(headroom: int = MEMORY_HEADROOM_BYTES):
+    """An address-space limit while a mutant runs: one that allocates without end (a budget made
+    huge, a loop that never stops growing a tensor) raises MemoryError, which rejects it, instead
+    of taking the machine's memory and the self-test with it."""
+    try:
+        with open("/proc/self/statm") as statm:
+            size = int(statm.read().split()[0]) * resource.getpagesize()
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        yield
+        return
+    limit = size + headroom if hard == resource.RLIM_INFINITY else min(size + headroom, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 @dataclass(frozen=True)
 class _CachedQuestion(Question):
     """The question with its expected values computed once, before any mutant is installed
@@ -238,7 +262,7 @@ class _Analysis:
     def classify(self, mutant: Mutant) -> str:
         if mutant.site is not None and mutant.site not in self.lines_run:
             return "equivalent"  # no valid input reaches the changed line
-        with mutant.install():
+        with mutant.install(), memory_limit():
             passing = [s for s, probes in self.students.items() if not self.rejected(probes, mutant.function)]
             if not passing:
                 return "killed"
