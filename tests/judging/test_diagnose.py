@@ -303,7 +303,13 @@ def thetas_assert_inverted(d, base):
 CRASHES = {
     # (problem set, question, wrong answer, kind, words the feedback must hold)
     "mask_given": ("ps1_attention", "sdpa", sdpa_if_mask, "crash_trigger", "only when `mask` is given"),
-    "batch_dims": ("ps3_rope", "apply_rope", rope_unbatched, "crash_trigger", "only when `x` has batch dimensions (more than 2 axes)"),
+    "batch_dims": (
+        "ps3_rope",
+        "apply_rope",
+        rope_unbatched,
+        "crash_trigger",
+        "only when `x` has batch dimensions (more than 2 axes)",
+    ),
     "one_option": (
         "ps3_rope",
         "apply_rope",
