@@ -67,5 +67,5 @@ def test_results_json_follows_the_contract(demo_results):
         assert set(rec) >= {"score", "max_score", "questions"}
         for gid, q in rec["questions"].items():
             assert set(q) >= {"score", "max_score", "status", "feedback"}
-            assert q["status"] in {"passed", "failed", "error", "timeout", "missing", "pending"}
+            assert q["status"] in {"passed", "failed", "error", "timeout", "missing", "pending", "unanswered"}
             assert 0 <= q["score"] <= q["max_score"]
