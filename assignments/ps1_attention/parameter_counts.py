@@ -34,10 +34,11 @@ def model_counts(
     return {"mha": mha, "ffn": ffn, "encoder_layer": enc, "decoder_layer": dec, "total": total}
 
 
-def _counts_reference(**params):
+def derived_total(params, final_norms=False) -> int:
+    """The student's model's total from the SymPy derivation: one shared, tied vocabulary table;
+    ``final_norms`` adds a LayerNorm after each stack (Pre-LN)."""
     d_model = params["d_model"]
-    table = model_counts(**params)
-    exact = int(
+    return int(
         pc.encoder_decoder(
             d_model,
             params["d_ff_factor"] * d_model,
@@ -47,10 +48,14 @@ def _counts_reference(**params):
             params["vocab"],
             shared_embeddings=True,
             tie_output=True,
-            final_norms=False,
+            final_norms=final_norms,
         )
     )
-    assert table["total"] == exact, "model_counts must agree with the SymPy derivation"
+
+
+def _counts_reference(**params):
+    table = model_counts(**params)
+    assert table["total"] == derived_total(params), "model_counts must agree with the SymPy derivation"
     return table
 
 

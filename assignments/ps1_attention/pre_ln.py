@@ -7,29 +7,13 @@ LayerNorm after each stack instead of Post-LN. Asked as a difference, so a mista
 feedback."""
 
 from autograder.authoring import Exact, Misconception, Question
-from solutions.derivations import param_counts as pc
 
-
-def _total(params, final_norms):
-    d = params["d_model"]
-    return int(
-        pc.encoder_decoder(
-            d,
-            params["d_ff_factor"] * d,
-            params["n_enc_layers"],
-            params["n_dec_layers"],
-            params["vocab"],
-            params["vocab"],
-            shared_embeddings=True,
-            tie_output=True,
-            final_norms=final_norms,
-        )
-    )
+from .parameter_counts import derived_total
 
 
 def pre_ln_extra(**params):
     """Pre-LN minus Post-LN, in total."""
-    return _total(params, True) - _total(params, False)
+    return derived_total(params, final_norms=True) - derived_total(params)
 
 
 def extra_with(norms_per_stack=1, norm_size=2, norm_per_layer=False):
