@@ -8,7 +8,12 @@ def test_results_recorded_in_nbgrader_gradebook(ps1, demo_results, tmp_path):
 
     db = tmp_path / "gradebook.db"
     n = record_results(ps1, demo_results, str(db))
-    assert n == len(demo_results["students"]) * len(ps1.questions)
+    blank = {
+        s
+        for s, r in demo_results["students"].items()
+        if r["questions"]["attention_paragraph"]["status"] == "unanswered"
+    }
+    assert n == len(demo_results["students"]) * len(ps1.questions) + len(blank)  # a paragraph left as released: 0
     record_results(ps1, demo_results, str(db))  # again: updates, no duplicates
     with Gradebook(f"sqlite:///{db}") as gb:
         subs = {s.student.id: s for s in gb.assignment_submissions("ps1_attention")}
@@ -21,7 +26,10 @@ def test_results_recorded_in_nbgrader_gradebook(ps1, demo_results, tmp_path):
         grade = gb.find_grade("sdpa", "ps1_attention", "ps1_attention", "alice")
         assert grade.auto_score == 4 and grade.max_score == 4
         paragraph = gb.find_grade("attention_paragraph", "ps1_attention", "ps1_attention", "alice")
-        assert paragraph.auto_score is None and paragraph.needs_manual_grade  # formgrader's queue
+        if "alice" in blank:  # handed in as released: 0, as nbgrader scores it, and out of the queue
+            assert paragraph.auto_score == 0 and not paragraph.needs_manual_grade
+        else:
+            assert paragraph.auto_score is None and paragraph.needs_manual_grade  # formgrader's queue
 
 
 # ---------------------------------------------------------------- formgrader's view of the gradebook
@@ -51,15 +59,20 @@ def test_only_hand_graded_cells_wait_for_a_grader(ps1, demo_results, tmp_path):
     db = tmp_path / "gradebook.db"
     record_results(ps1, demo_results, str(db), course_id="transformers101")
     with Gradebook(f"sqlite:///{db}", "transformers101") as gb:
-        assert manual_queue(gb, "ps1_attention") == {s: ["attention_paragraph"] for s in demo_results["students"]}
+        waiting = {
+            s
+            for s, r in demo_results["students"].items()
+            if r["questions"]["attention_paragraph"]["status"] == "pending"
+        }
+        assert manual_queue(gb, "ps1_attention") == {s: ["attention_paragraph"] for s in waiting}
         for student, rec in demo_results["students"].items():
             submission = gb.find_submission_notebook("ps1_attention", "ps1_attention", student)
-            assert submission.needs_manual_grade  # the paragraph, nothing else
+            assert submission.needs_manual_grade == (student in waiting)  # the paragraph, nothing else
             autograded = [g for g in submission.grades if g.name != "attention_paragraph"]
             assert len(autograded) == len(ps1.questions)
             assert all(not g.needs_manual_grade and g.auto_score is not None for g in autograded)
             assert {g.name: g.auto_score for g in autograded} == {
-                gid: q["score"] for gid, q in rec["questions"].items() if q["status"] != "pending"
+                gid: q["score"] for gid, q in rec["questions"].items() if q["status"] not in ("pending", "unanswered")
             }
         # a grader overrides an autograded score: it stays graded on re-recording (score unchanged)
         sdpa = gb.find_grade("sdpa", "ps1_attention", "ps1_attention", "bob")

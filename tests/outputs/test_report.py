@@ -84,8 +84,8 @@ def expected_question_numbers(results):
     out = {}
     for gid in students[0]["questions"]:
         qs = [s["questions"][gid] for s in students]
-        if all(q["status"] == "pending" for q in qs):
-            continue  # hand-graded, still to be graded: not in the report's statistics
+        if all(q["status"] in ("pending", "unanswered") for q in qs):
+            continue  # hand-graded (still to be graded, or left as released): not in the report's statistics
         frac = np.array([q["score"] / q["max_score"] for q in qs])
         rest = totals - np.array([q["score"] for q in qs])
         disc = None if frac.std() == 0 or rest.std() == 0 else float(np.corrcoef(frac, rest)[0, 1])
