@@ -75,7 +75,7 @@ def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
 
 
 def test_points_come_from_the_grade_cells(ps1, tmp_path):
-    assert ps1.max_score == 28 and all(q.points is not None for q in ps1.questions)
+    assert ps1.max_score == 42 and all(q.points is not None for q in ps1.questions)
     wrong = dataclasses.replace(ps1.questions[0], points=ps1.questions[0].points + 1)
     with pytest.raises(PointsMismatch, match="grade cell"):
         with_notebook_points(dataclasses.replace(ps1, questions=[wrong, *ps1.questions[1:]]))
@@ -170,7 +170,7 @@ def test_a_new_question_needs_its_notebook_cells_and_one_module(ps1, tmp_path):
 
     ps4 = load_assignment("ps4")
     question = ps4.question("row_softmax")
-    assert question.points == 2 and ps4.max_score == 13 and ps4.questions[-1] is question
+    assert question.points == 2 and ps4.max_score == 17 and ps4.questions[-1] is question
     assert check_misconceptions(dataclasses.replace(ps4, questions=[question])) == []
     released = nbformat.read(build_release(ps4, tmp_path / "work") / "ps4_alibi.ipynb", as_version=4)
     check = next(c for c in released.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "row_softmax")
