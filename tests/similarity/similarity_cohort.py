@@ -82,6 +82,7 @@ shapes = {
     "src_embeddings": (B, S, d), "encoder_q_per_head": (B, h, S, d // h),
     "encoder_self_scores": (B, h, S, S), "encoder_self_attention_out": (B, S, d),
     "ffn_hidden": (B, S, PARAMS["d_ff_factor"] * d), "encoder_layer_out": (B, S, d),
+    "decoder_ffn_hidden": (B, T, PARAMS["d_ff_factor"] * d),
     "tgt_embeddings": (B, T, d), "decoder_self_scores": (B, h, T, T),
     "cross_q_per_head": (B, h, T, d // h), "cross_kv_per_head": (B, h, S, d // h),
     "cross_scores": (B, h, T, S), "cross_attention_out": (B, T, d),
@@ -104,6 +105,7 @@ shapes["encoder_self_scores"] = per_head(S, S)
 for name in ("encoder_self_attention_out", "encoder_layer_out"):
     shapes[name] = seq(S, p["d_model"])
 shapes["ffn_hidden"] = seq(S, p["d_ff_factor"] * p["d_model"])
+shapes["decoder_ffn_hidden"] = seq(T, p["d_ff_factor"] * p["d_model"])
 shapes["decoder_self_scores"] = per_head(T, T)
 shapes["cross_q_per_head"], shapes["cross_kv_per_head"] = per_head(T, head), per_head(S, head)
 shapes["cross_scores"] = per_head(T, S)
@@ -115,7 +117,7 @@ shapes["logits"] = seq(T, p["vocab"])
     ("encoder_self_attention_out", "B S D"), ("ffn_hidden", "B S F"), ("encoder_layer_out", "B S D"),
     ("tgt_embeddings", "B T D"), ("decoder_self_scores", "B H T T"), ("cross_q_per_head", "B H T K"),
     ("cross_kv_per_head", "B H S K"), ("cross_scores", "B H T S"), ("cross_attention_out", "B T D"),
-    ("decoder_layer_out", "B T D"), ("logits", "B T V"),
+    ("decoder_layer_out", "B T D"), ("logits", "B T V"), ("decoder_ffn_hidden", "B T F"),
 ]
 sizes = {"B": PARAMS["batch"], "S": PARAMS["src_len"], "T": PARAMS["tgt_len"], "D": PARAMS["d_model"],
          "H": PARAMS["n_heads"], "K": PARAMS["d_model"] // PARAMS["n_heads"],
@@ -131,7 +133,7 @@ dims["K"] = dims["D"] // dims["H"]
 spec = """src_embeddings BSD | encoder_q_per_head BHSK | encoder_self_scores BHSS
 encoder_self_attention_out BSD | ffn_hidden BSF | encoder_layer_out BSD | tgt_embeddings BTD
 decoder_self_scores BHTT | cross_q_per_head BHTK | cross_kv_per_head BHSK | cross_scores BHTS
-cross_attention_out BTD | decoder_layer_out BTD | logits BTV"""
+cross_attention_out BTD | decoder_layer_out BTD | logits BTV | decoder_ffn_hidden BTF"""
 shapes = {name: tuple(dims[letter] for letter in axes)
           for name, axes in (item.split() for item in spec.replace("\\n", "|").split("|"))}
 ''',

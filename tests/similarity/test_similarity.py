@@ -148,6 +148,9 @@ def test_personal_answers_for_a_classmates_parameters_name_the_classmate(ps1):
         ("mallory", "param_counts"): ("alice",),
         ("nina", "shapes"): (EXAMPLE_STUDENT_ID,),
         ("nina", "param_counts"): (EXAMPLE_STUDENT_ID,),
+        # pre_ln_extra depends on d_model alone, which alice and the example id share: it names both
+        ("mallory", "pre_ln_extra"): ("alice", EXAMPLE_STUDENT_ID),
+        ("nina", "pre_ln_extra"): ("alice", EXAMPLE_STUDENT_ID),
     }
 
 
