@@ -22,21 +22,6 @@ import time
 from pathlib import Path
 
 
-def make_batch(root: Path, n: int) -> dict[str, bool]:
-    """n submissions of PS1: every third one forgets the scale. Returns student -> honest."""
-    from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook, write_submission
-    from autograder.spec import load_assignment
-
-    assignment = load_assignment("ps1_attention")
-    honest = {}
-    for i in range(n):
-        student = f"s{i:03d}"
-        honest[student] = i % 3 != 2
-        nb = make_notebook(assignment, None if honest[student] else {"sdpa_impl": MISSING_SCALE})
-        write_submission(root, student, assignment, nb)
-    return honest
-
-
 def nbgrader_course(course: Path, submissions: Path) -> None:
     """A real nbgrader course: source (with visible checks), generated release, submitted/."""
     from autograder.releasing.stages import ReleaseContext, copy_source, fill_visible_checks, nbgrader_generate
@@ -90,6 +75,7 @@ def run_nbgrader(course: Path) -> float:
 
 
 def bench_grading(n: int = 40, workers: int = 2) -> int:
+    from autograder.cli.bench_scale import make_batch
     from autograder.grading.cohort import grade_cohort
     from autograder.intake.collect import collect_folder
     from autograder.spec import load_assignment
@@ -181,7 +167,18 @@ def run(args) -> int:
     if args.what == "serve":  # autograder/serve/bench.py
         from autograder.serve.bench import bench_serve
 
-        return bench_serve(n=args.n or 200, workers=args.workers)
+        return bench_serve(
+            n=args.n or 200,
+            students=args.students or 20,
+            workers=args.workers,
+            singles=20 if args.singles is None else args.singles,
+            scheduler=args.scheduler,
+            ps=args.ps or "ps1",
+        )
+    if args.what == "scale":  # autograder/cli/bench_scale.py
+        from autograder.cli.bench_scale import bench_scale
+
+        return bench_scale(sizes=args.sizes or [100, 400, 1600], workers=args.workers)
     args.n = args.n or 40
     if args.what == "grading":
         if args.ps and args.ps not in ("ps1", "ps1_attention"):
@@ -201,14 +198,26 @@ def run(args) -> int:
 
 def add_parser(subparsers, parents) -> None:
     p = subparsers.add_parser(
-        "bench", parents=parents, help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks"
+        "bench",
+        parents=parents,
+        help="grading: vs nbgrader; model: vs torch.nn.Transformer; tasks: toy tasks; serve: the service; "
+        "scale: cohorts of growing size, locally and on a local Dask cluster",
     )
-    p.add_argument("what", choices=["grading", "model", "tasks", "serve"])
+    p.add_argument("what", choices=["grading", "model", "tasks", "serve", "scale"])
     p.add_argument("-n", type=int, default=None, help="submissions in the batch (grading: 40, serve: 200)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument(
         "--ps",
         default=None,
-        help="grading: another problem set (honest submissions only: prints <ps>_cpu_s_per_honest)",
+        help="grading: another problem set (honest submissions only: prints <ps>_cpu_s_per_honest); "
+        "serve: the problem set submitted (default ps1)",
     )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="serve: grade on this Dask scheduler; `local` starts a real scheduler and --workers worker processes",
+    )
+    p.add_argument("--students", type=int, default=None, help="serve: students sending the burst (default 20)")
+    p.add_argument("--singles", type=int, default=None, help="serve: idle submissions timed one at a time (20)")
+    p.add_argument("--sizes", type=int, nargs="+", default=None, help="scale: cohort sizes (default 100 400 1600)")
     p.set_defaults(run=run)

@@ -17,7 +17,14 @@ def add_parser(subparsers, parents) -> None:
         metavar="STATE_DIR",
         help="journal, spooled notebooks and STATE_DIR/<ps>/ results (as `grade --out`)",
     )
-    p.add_argument("--workers", type=int, default=2, help="warm sandboxed workers (default 2)")
+    p.add_argument(
+        "--workers", type=int, default=2, help="warm sandboxed workers (default 2; with --scheduler the cluster's)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: its scheduler's address (tcp://host:8786) or scheduler file",
+    )
     p.add_argument("--sandbox", choices=["auto", "bwrap", "rlimits"], default="auto")
     p.add_argument("--ip", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)

@@ -22,7 +22,7 @@ from autograder.errors import AutograderError
 from autograder.grading import storage
 from autograder.grading.progress import Progress
 from autograder.grading.regrade import kit_version, record_sources
-from autograder.grading.submission import grade_one
+from autograder.grading.submission import grade_one, single_threaded_reference
 from autograder.intake.submission import Submission
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment
@@ -70,14 +70,6 @@ def fingerprint(sub: Submission, spec_hash: str) -> str:
     return h.hexdigest()[:24]
 
 
-def single_threaded_reference() -> None:
-    """The reference runs on tiny probe tensors; torch's thread pool would only contend with
-    the sandboxed workers for the same cores (measured: 8 ms instead of 0.1 ms per call)."""
-    import torch
-
-    torch.set_num_threads(1)
-
-
 def grade_cohort(
     assignment: Assignment,
     submissions: Sequence[Submission],
@@ -121,7 +113,6 @@ def _grade_on_cluster(scheduler, assignment, todo, store, sandbox, bar) -> None:
 
     unsaved: list[str] = []
     for sub, key, record in grade_on_cluster(scheduler, assignment, todo, sandbox):
-        record["late"] = sub.late  # the task sees the notebook's bytes, not the intake's marker
         _save(store, sub, key, record, unsaved)
         if bar:
             bar.tick(sub.student)

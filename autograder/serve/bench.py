@@ -143,53 +143,75 @@ def _pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, max(0, round(p / 100 * len(values) + 0.5) - 1))]
 
 
-def _notebooks():
+def _notebooks(ps: str = "ps1"):
+    """(assignment, honest notebook, wrong notebook): PS1's wrong one forgets the 1/√d_k scale;
+    other problem sets are sent honest only (None)."""
     import nbformat
 
     from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook
     from autograder.spec import load_assignment
 
-    ps1 = load_assignment("ps1")
-    good = nbformat.writes(make_notebook(ps1)).encode()
-    bad = nbformat.writes(make_notebook(ps1, {"sdpa_impl": MISSING_SCALE})).encode()
-    return ps1, good, bad
+    assignment = load_assignment(ps)
+    good = nbformat.writes(make_notebook(assignment)).encode()
+    if assignment.name != "ps1_attention":
+        return assignment, good, None
+    return assignment, good, nbformat.writes(make_notebook(assignment, {"sdpa_impl": MISSING_SCALE})).encode()
 
 
-def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int = 20) -> int:
-    ps1, good, bad = _notebooks()
+def bench_serve(
+    n: int = 200,
+    students: int = 20,
+    workers: int = 2,
+    singles: int = 20,
+    scheduler: str | None = None,
+    ps: str = "ps1",
+) -> int:
+    """``scheduler="local"``: a real ``dask scheduler`` and ``workers`` single-threaded ``dask
+    worker`` processes on this machine, the service grading on them (``serve --scheduler``)."""
+    from autograder.grading.dask_processes import DaskProcesses
+
+    ps1, good, bad = _notebooks(ps)
     names = [f"st{i:02d}" for i in range(students)]
-    batch = [(names[i % students], good if i % 3 != 2 else bad) for i in range(n)]  # (student, notebook)
+    batch = [(names[i % students], bad if bad and i % 3 == 2 else good) for i in range(n)]  # (student, notebook)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min)")
+    where = (
+        f"a local Dask cluster ({workers} `dask worker` processes, 1 thread each)"
+        if scheduler
+        else f"{workers} workers"
+    )
     print(
-        f"batch: {n} PS1 submissions from {students} students ({sum(nb is good for _, nb in batch)} honest), "
-        f"{workers} workers",
+        f"batch: {n} {ps1.name} submissions from {students} students ({sum(nb is good for _, nb in batch)} honest), "
+        f"graded on {where}",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="autograder-bench-serve-") as tmp:
         tmp = Path(tmp)
         tokens = {u: secrets.token_hex(16) for u in [*names, "solo"]}
-        service = Service(tmp / "state", tokens, "--rate", "0", "--per-student-max", str(n), workers=workers)
-        started = time.perf_counter()
-        service.start()
-        print(f"serve: ready in {time.perf_counter() - started:.1f} s (warm workers)", flush=True)
+        cluster = DaskProcesses(tmp / "dask", workers=workers).start() if scheduler == "local" else None
+        address = cluster.address if cluster else scheduler
+        extra = ("--scheduler", address) if address else ()
+        service = Service(
+            tmp / "state",
+            tokens,
+            "--rate",
+            "0",
+            "--per-student-max",
+            str(n),
+            *extra,
+            problem_sets=(ps,),
+            workers=workers,
+        )
         try:
-            idle = []
-            for _ in range(singles):
-                t0 = time.perf_counter()
-                status, body = service.submit("solo", good, wait=60)
-                idle.append(time.perf_counter() - t0)
-                if status != 200 or body.get("score") != ps1.max_score:
-                    raise RuntimeError(f"idle submission: {status} {body}")
-                time.sleep(0.2)
-            print(
-                f"idle, one at a time ({singles}): submit-to-feedback p50 {_pct(idle, 50):.3f} s, "
-                f"p95 {_pct(idle, 95):.3f} s, max {max(idle):.3f} s",
-                flush=True,
-            )
-            lat, scores, first_last = _burst(service, batch)
+            started = time.perf_counter()
+            service.start(timeout=900)
+            print(f"serve: ready in {time.perf_counter() - started:.1f} s (warm workers)", flush=True)
+            idle = _idle(service, ps1, good, singles)
+            lat, scores, first_last, finished = _burst(service, batch, ps)
         finally:
             service.stop()
+            if cluster:
+                cluster.stop()
         t_serve = first_last[1] - first_last[0]
         expected = [ps1.max_score if nb is good else None for _, nb in batch]
         wrong = [s for s, e in zip(scores, expected) if e is not None and s != e]
@@ -198,20 +220,63 @@ def bench_serve(n: int = 200, students: int = 20, workers: int = 2, singles: int
             f"max {max(lat):.3f} s; {t_serve:.2f} s from first upload to last feedback",
             flush=True,
         )
-
+        unfair = _fairness(batch, finished)
         grade_scores, t_grade, t_start = _grade_same_batch(ps1, batch, tmp, workers)
     disagree = sum(a != b for a, b in zip(scores, grade_scores))
     thr_serve, thr_grade = n / t_serve, n / t_grade
     load = os.getloadavg()
     print(
-        f"autograder grade, same {n} notebooks: {t_grade:.2f} s ({thr_grade:.2f} submissions/s; "
+        f"autograder grade (locally), same {n} notebooks: {t_grade:.2f} s ({thr_grade:.2f} submissions/s; "
         f"starting one sandboxed worker takes {t_start:.2f} s of that, measured apart)"
     )
     print(f"serve burst: {thr_serve:.2f} submissions/s; serve_over_grade throughput: {thr_serve / thr_grade:.2f}")
     print(f"scores: serve and grade disagree on {disagree}/{n}; honest ones not full marks: {len(wrong)}")
     print(f"machine load at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
-    print(f"serve_p95_s: {_pct(idle, 95):.3f}")
-    return 1 if disagree or wrong else 0
+    if idle:
+        print(f"serve{'_dask' if scheduler else ''}_p95_s: {_pct(idle, 95):.3f}")
+    return 1 if disagree or wrong or unfair else 0
+
+
+def _idle(service: Service, assignment, notebook: bytes, singles: int) -> list[float]:
+    """Single submissions one at a time on the idle service, each answered with ``?wait=``."""
+    idle = []
+    for _ in range(singles):
+        t0 = time.perf_counter()
+        status, body = service.submit("solo", notebook, ps=assignment.name, wait=600)
+        idle.append(time.perf_counter() - t0)
+        if status != 200 or body.get("score") != assignment.max_score:
+            raise RuntimeError(f"idle submission: {status} {body}")
+        time.sleep(0.2)
+    if singles:
+        print(
+            f"idle, one at a time ({singles}): submit-to-feedback p50 {_pct(idle, 50):.3f} s, "
+            f"p95 {_pct(idle, 95):.3f} s, max {max(idle):.3f} s",
+            flush=True,
+        )
+    return idle
+
+
+def _fairness(batch, finished: list[float]) -> bool:
+    """Whether some student's second submission finished before another's first (the fair
+    queue's promise: a student's burst delays only that student). Prints the evidence."""
+    rounds: dict[str, int] = {}
+    nth = []
+    for student, _ in batch:
+        rounds[student] = rounds.get(student, 0) + 1
+        nth.append(rounds[student])
+    firsts = [f for f, k in zip(finished, nth) if k == 1]
+    later = [f for f, k in zip(finished, nth) if k > 1]
+    if not later:
+        return False
+    unfair = max(firsts) > min(later)
+    t0 = min(finished)
+    print(
+        f"fairness: every student's first submission finished before any student's second: "
+        f"{'NO' if unfair else 'yes'} (last first at +{max(firsts) - t0:.2f} s, earliest second at "
+        f"+{min(later) - t0:.2f} s, on the service's clock)",
+        flush=True,
+    )
+    return unfair
 
 
 def _grade_same_batch(ps1, batch, tmp: Path, workers: int) -> tuple[list[float], float, float]:
@@ -238,13 +303,16 @@ def _grade_same_batch(ps1, batch, tmp: Path, workers: int) -> tuple[list[float],
     return [results["students"][f"{s}-{i:03d}"]["score"] for i, (s, _) in enumerate(batch)], t_grade, t_start
 
 
-def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[float, float]]:
+def _burst(service: Service, batch, ps: str = "ps1"):
     """Each student's thread posts all of theirs at once, then waits for each feedback in turn
-    (a student's submissions are graded in their order, so waiting in order costs nothing)."""
+    (a student's submissions are graded in their order, so waiting in order costs nothing).
+    Returns latencies, scores, (first upload, last feedback) and each one's finishing time as the
+    service recorded it."""
     by_student: dict[str, list[int]] = {}
     for i, (student, _) in enumerate(batch):
         by_student.setdefault(student, []).append(i)
     submitted, done, scores = [0.0] * len(batch), [0.0] * len(batch), [None] * len(batch)
+    finished = [0.0] * len(batch)
     errors: list[str] = []
     gate = threading.Barrier(len(by_student))
 
@@ -255,7 +323,7 @@ def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[flo
             ids = {}
             for i in items:
                 submitted[i] = time.perf_counter()
-                status, body = service.submit(student, batch[i][1], conn=conn)
+                status, body = service.submit(student, batch[i][1], ps=ps, conn=conn)
                 if status not in (200, 202):
                     raise RuntimeError(f"{student}: {status} {body}")
                 ids[i] = body["id"]
@@ -264,7 +332,7 @@ def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[flo
                 done[i] = time.perf_counter()
                 if body.get("state") != "done":
                     raise RuntimeError(f"{student}: submission {ids[i]} {body}")
-                scores[i] = body["score"]
+                scores[i], finished[i] = body["score"], body["finished"]
         except Exception as exc:  # reported below
             errors.append(str(exc))
         finally:
@@ -277,4 +345,4 @@ def _burst(service: Service, batch) -> tuple[list[float], list[float], tuple[flo
         t.join()
     if errors:
         raise RuntimeError(f"burst: {len(errors)} students failed, e.g. {errors[0]}")
-    return [d - s for s, d in zip(submitted, done)], scores, (min(submitted), max(done))
+    return [d - s for s, d in zip(submitted, done)], scores, (min(submitted), max(done)), finished

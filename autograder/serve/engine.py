@@ -23,15 +23,16 @@ import traceback
 from pathlib import Path
 
 from autograder.grading import storage
-from autograder.grading.cohort import fingerprint, single_threaded_reference, spec_fingerprint
+from autograder.grading.cohort import fingerprint, spec_fingerprint
 from autograder.grading.notebook import NotebookError, parse_notebook
-from autograder.grading.submission import grade_one
+from autograder.grading.submission import grade_one, single_threaded_reference
 from autograder.intake.submission import Submission
 from autograder.outputs.publish import Outputs, publish
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.serve.fairqueue import FairQueue, QueueFull
 from autograder.serve.journal import Job, Journal
 from autograder.serve.ratelimit import RateLimiter, Verdict
+from autograder.serve.warm import warm_up
 
 MAX_UPLOAD_BYTES = 16 << 20
 MAX_ATTEMPTS = 3
@@ -64,6 +65,7 @@ class Engine:
         max_per_student: int = 50,
         db: str | None = None,
         course_id: str | None = None,
+        scheduler: str | None = None,
         log=sys.stderr,
     ):
         self.assignments = {a.name: a for a in assignments}
@@ -71,6 +73,8 @@ class Engine:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.n_workers, self.sandbox = max(1, workers), sandbox or SandboxConfig()
         self.db, self.course_id, self.log = db, course_id, log
+        self.scheduler = scheduler  # a Dask scheduler: grading is handed to its workers
+        self._cluster = None
         self.journal = Journal(self.state_dir)
         self.queue = FairQueue(max_queue, max_per_student)
         self.limiter = RateLimiter(self.journal, *rate)
@@ -96,8 +100,15 @@ class Engine:
             self._stack.enter_context(store.locked())
         single_threaded_reference()
         self.recover()
-        for i in range(self.n_workers):
-            t = threading.Thread(target=self._work, args=(i,), name=f"grader-{i}", daemon=True)
+        if self.scheduler:
+            from autograder.serve.dispatch import ClusterDispatch
+
+            self._cluster = ClusterDispatch(self, self.scheduler)
+            targets = [(self._cluster.run, "cluster-dispatch")]
+        else:
+            targets = [(lambda i=i: self._work(i), f"grader-{i}") for i in range(self.n_workers)]
+        for target, name in targets:
+            t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
             self._threads.append(t)
         t = threading.Thread(target=self._sync_loop, name="results-sync", daemon=True)
@@ -114,6 +125,8 @@ class Engine:
             t.join(max(0.1, deadline - time.monotonic()))
         for w in self._workers:
             w.stop()
+        if self._cluster is not None:
+            self._cluster.close(max(0.1, deadline - time.monotonic()))
         self._sync_once()
         self._stack.close()
         self.journal.close()
@@ -187,34 +200,11 @@ class Engine:
         return job
 
     # -- workers
-    def _warm_up(self, worker: Worker) -> None:
-        """Grade each problem set's solution once (not stored): the first student's grading then
-        finds the judging code, SymPy and the references' first calls already paid for."""
-        import tempfile
-
-        import nbformat
-
-        from autograder.releasing.sample_submissions import make_notebook
-        from autograder.releasing.stages import released_notebook
-
-        with tempfile.TemporaryDirectory(prefix="autograder-warm-") as tmp:
-            for assignment in self.assignments.values():
-                try:
-                    try:
-                        path = Path(tmp) / f"{assignment.name}.ipynb"
-                        nbformat.write(make_notebook(assignment), path)
-                    except Exception:  # no solutions at hand: the unsolved release warms most of it
-                        path = released_notebook(assignment)
-                    grade_one(worker, assignment, Submission("warm-up", path))
-                except Exception as exc:  # a missing release is reported when students submit
-                    print(f"serve: warm-up of {assignment.name} failed: {exc}", file=self.log, flush=True)
-
     def _work(self, index: int) -> None:
         worker = Worker(index, self.sandbox)
         self._workers.append(worker)
         try:
-            worker.start()
-            self._warm_up(worker)
+            warm_up(worker, self.assignments.values(), self.log)
         except Exception as exc:
             print(f"serve: worker {index} could not start: {exc}", file=self.log, flush=True)
         self._warm += 1
@@ -225,21 +215,26 @@ class Engine:
             item = self.queue.take()
             if item is None:
                 return
-            job_id, student = item
-            try:
-                job = self.journal.claim(job_id)
-                if job is not None:
-                    self._grade(worker, job)
-            except Exception:  # infrastructure: keep serving; the job is retried or marked failed
-                traceback.print_exc(file=self.log)
-            finally:
-                self.queue.done(student)
+            self.run_job(item, lambda assignment, sub: grade_one(worker, assignment, sub))
 
-    def _grade(self, worker: Worker, job: Job) -> None:
+    def run_job(self, item: tuple[int, str], grade) -> None:
+        """Claim the job the fair queue handed out, grade it with ``grade(assignment, sub)``
+        (here or on the cluster), store and publish it; the student's turn ends either way."""
+        job_id, student = item
+        try:
+            job = self.journal.claim(job_id)
+            if job is not None:
+                self._grade(job, grade)
+        except Exception:  # infrastructure: keep serving; the job is retried or marked failed
+            traceback.print_exc(file=self.log)
+        finally:
+            self.queue.done(student)
+
+    def _grade(self, job: Job, grade) -> None:
         assignment, store = self.assignments[job.ps], self.stores[job.ps]
         sub = Submission(job.student, Path(job.notebook))
         try:
-            record = grade_one(worker, assignment, sub)
+            record = grade(assignment, sub)
         except Exception as exc:
             if self._stopping.is_set() or job.attempts < MAX_ATTEMPTS:
                 self.journal.requeue(job.id, f"grading was interrupted ({exc})")
@@ -314,7 +309,8 @@ class Engine:
         now = time.time()
         return {
             "ready": self.ready.is_set(),
-            "workers": self.n_workers,
+            "workers": self._cluster.capacity() if self._cluster else self.n_workers,
+            **({"scheduler": self.scheduler} if self.scheduler else {}),
             "uptime_s": round(now - self.started_at, 1),
             "queue": self.queue.snapshot(),
             "rate_limit": self.limiter.describe(),

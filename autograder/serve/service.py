@@ -50,6 +50,7 @@ def _start_engine(args):
         max_per_student=args.per_student_max,
         db=args.db,
         course_id=args.course_id,
+        scheduler=args.scheduler,
     )
     engine.start()
     return engine

@@ -28,6 +28,8 @@ INSTRUCTORS = os.environ.get("AUTOGRADER_INSTRUCTORS", "instructor1,instructor2"
 PORT = int(os.environ.get("AUTOGRADER_SERVICE_PORT", "10101"))
 RATE = os.environ.get("AUTOGRADER_RATE", "10/h")  # gradings per student and problem set
 PROBLEM_SETS = os.environ.get("AUTOGRADER_PROBLEM_SETS", "").split()  # default: all of the course's
+# a Dask cluster to grade on (tcp://scheduler:8786 or a scheduler file); empty: on this node
+SCHEDULER = os.environ.get("AUTOGRADER_SCHEDULER", "")
 EXTRA = os.environ.get("AUTOGRADER_SERVE_ARGS", "").split()  # e.g. --db sqlite:////srv/course/gradebook.db
 
 c.JupyterHub.services = [
@@ -52,6 +54,7 @@ c.JupyterHub.services = [
             INSTRUCTORS,
             "--instructor-group",
             f"formgrade-{COURSE}",
+            *(["--scheduler", SCHEDULER] if SCHEDULER else []),
             *EXTRA,
         ],
         "cwd": COURSE_ROOT,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from autograder.cli.bench import make_batch
+from autograder.cli.bench_scale import make_batch
 from autograder.cli.main import main
 from autograder.grading.cohort import grade_cohort
 from autograder.grading.storage import OutputBusy, ResultStore

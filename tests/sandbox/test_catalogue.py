@@ -355,7 +355,7 @@ def test_restructured_notebooks_are_graded_and_flagged(graded, name, status, fla
 
 
 def test_disk_full_loses_nothing(ps1, tmp_path, monkeypatch):
-    from autograder.cli.bench import make_batch
+    from autograder.cli.bench_scale import make_batch
 
     make_batch(tmp_path / "in", 4)
     real_save = storage.ResultStore.save
