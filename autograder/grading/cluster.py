@@ -144,12 +144,22 @@ def as_local(record: dict, sub: Submission) -> dict:
     return record
 
 
+def connect(address: str, timeout: float = 30.0):
+    """A Dask client: ``address`` as Dask's ``Client`` takes it (``tcp://host:8786``, ``tls://``
+    with Dask's TLS configuration), or the path of a scheduler file."""
+    from distributed import Client
+
+    if Path(address).is_file():  # `dask scheduler --scheduler-file FILE`
+        return Client(scheduler_file=address, timeout=timeout)
+    return Client(address, timeout=timeout)
+
+
 def grade_on_cluster(address: str, assignment: Assignment, todo, sandbox: SandboxConfig | None):
     """Yield (submission, key, record) as the cluster finishes each one."""
-    from distributed import Client, as_completed
+    from distributed import as_completed
 
     config = sandbox or SandboxConfig()
-    with Client(address) as client:
+    with connect(address) as client:
         futures = {}
         for sub, key in todo:
             future = client.submit(

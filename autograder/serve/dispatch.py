@@ -17,9 +17,8 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from pathlib import Path
 
-from autograder.grading.cluster import as_local, grade_task, task_arguments, wait_warm
+from autograder.grading.cluster import as_local, connect, grade_task, task_arguments, wait_warm
 
 WARM_UP_S = 900.0
 
@@ -65,14 +64,9 @@ class ClusterDispatch:
             self.client.close()
 
     def _connect(self) -> bool:
-        from distributed import Client
-
         while not self.engine._stopping.is_set():
             try:
-                if Path(self.address).is_file():  # `dask scheduler --scheduler-file FILE`
-                    self.client = Client(scheduler_file=self.address, timeout=30)
-                else:
-                    self.client = Client(self.address, timeout=30)
+                self.client = connect(self.address)
                 return True
             except Exception as exc:
                 print(

@@ -2,7 +2,7 @@
 
 Each worker thread owns one warm sandboxed :class:`~autograder.sandbox.pool.Worker` (started and
 warmed up once, by grading each problem set's unsolved release) and loops: take the next job
-(round-robin across students), claim it in the journal, ``grade_one``, write the record to the
+(fewest served first across students), claim it in the journal, ``grade_one``, write the record to the
 per-submission store ``STATE/<ps>/submissions/<student>.json`` (the same
 :class:`~autograder.grading.storage.ResultStore` and fingerprint as ``autograder grade``; the store
 holds each student's latest result), publish the student's feedback page, then mark the job done
@@ -10,7 +10,8 @@ in the journal. ``STATE/<ps>/results.json`` and, with ``--db``, nbgrader's grade
 publish step as ``autograder grade``'s) are brought up to date by a background thread from the
 journal's ``recorded`` flag, so they catch up after a restart too. Each problem set's store stays
 locked while the service runs (an ``autograder grade --out STATE/<ps>`` at the same time is
-refused).
+refused). With ``scheduler``, one dispatch thread (``autograder.serve.dispatch``) takes the jobs
+instead and grades them on the Dask cluster; everything else here is the same.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""Fair scheduling over the queued jobs: round-robin across students, bounded.
+"""Fair scheduling over the queued jobs: fewest served first across students, bounded.
 
-Each student has a FIFO of their queued jobs; the students with work wait in a ring. A free
-worker takes the next job of the first student in the ring who has nothing running, and that
-student goes to the back of the ring. So a student who submits 50 times gets one grading per
-turn, like everyone else: their burst delays only themselves. One job per student runs at a
-time, which also keeps a student's results in the order they submitted (the store holds the
-latest).
+Each student has a FIFO of their queued jobs. A free worker takes the next job of the student,
+among those with nothing running, who has been served least since their queue was last empty
+(ties: whose next job came first). So a student who submits 50 times gets one grading per turn,
+like everyone else, and a student who arrives in the middle of someone's burst goes next: a
+burst delays only its sender, and each student's first submission starts before anyone's
+second. One job per student runs at a time, which also keeps a student's results in the order
+they submitted (the store holds the latest).
 
 Bounds: ``max_total`` queued jobs in all and ``max_per_student`` for one student; ``push``
 raises :class:`QueueFull` beyond them (the HTTP app answers 503 with Retry-After). The journal
@@ -14,6 +15,7 @@ stays the source of truth: this is rebuilt from its ``queued`` rows at start-up.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import deque
 
@@ -26,9 +28,10 @@ class FairQueue:
     def __init__(self, max_total: int = 1000, max_per_student: int = 50):
         self.max_total, self.max_per_student = max_total, max_per_student
         self._cond = threading.Condition()
-        self._pending: dict[str, deque[int]] = {}
-        self._ring: deque[str] = deque()  # students with pending jobs, next turn first
+        self._pending: dict[str, deque[tuple[int, int]]] = {}  # student -> (arrival, job id)
+        self._served: dict[str, int] = {}  # jobs taken since the student's queue was last empty
         self._busy: set[str] = set()  # students with a job running
+        self._arrivals = itertools.count()
         self._size = 0
         self._closed = False
 
@@ -52,30 +55,25 @@ class FairQueue:
         with self._cond:
             if not force:
                 self._check(student)
-            queue = self._pending.setdefault(student, deque())
-            if not queue:
-                self._ring.append(student)
-            queue.append(job_id)
+            self._pending.setdefault(student, deque()).append((next(self._arrivals), job_id))
             self._size += 1
             self._cond.notify()
 
     def take(self, timeout: float | None = None) -> tuple[int, str] | None:
-        """The next job by the round-robin rule, waiting up to ``timeout``; None when closed or timed out."""
+        """The next job by the fewest-served rule, waiting up to ``timeout``; None when closed or timed out."""
         with self._cond:
             while True:
                 if self._closed:
                     return None
-                for _ in range(len(self._ring)):
-                    student = self._ring[0]
-                    self._ring.rotate(-1)  # this student's turn is used (or skipped while busy)
-                    if student in self._busy:
-                        continue
+                ready = [s for s in self._pending if s not in self._busy]
+                if ready:
+                    student = min(ready, key=lambda s: (self._served.get(s, 0), self._pending[s][0][0]))
                     queue = self._pending[student]
-                    job_id = queue.popleft()
+                    _, job_id = queue.popleft()
                     self._size -= 1
                     if not queue:
                         del self._pending[student]
-                        self._ring.pop()  # rotated to the right end just now
+                    self._served[student] = self._served.get(student, 0) + 1
                     self._busy.add(student)
                     return job_id, student
                 if not self._cond.wait(timeout) and timeout is not None:
@@ -84,6 +82,8 @@ class FairQueue:
     def done(self, student: str) -> None:
         with self._cond:
             self._busy.discard(student)
+            if student not in self._pending:  # caught up: their next burst starts a new count
+                self._served.pop(student, None)
             self._cond.notify_all()
 
     def close(self) -> None:

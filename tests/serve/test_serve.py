@@ -52,6 +52,23 @@ def test_fair_queue_round_robin_one_running_per_student():
     assert q.take(timeout=0) == (102, "burst")
 
 
+def test_fair_queue_a_latecomer_goes_before_a_served_student():
+    """Round-robin by position would give the burst its second turn first (it went back into
+    line before ben arrived); fewest served first gives ben his first."""
+    q = FairQueue(max_total=100, max_per_student=20)
+    for i in range(3):
+        q.push(100 + i, "burst")
+    assert q.take(timeout=0) == (100, "burst")
+    q.done("burst")
+    q.push(1, "ben")
+    assert q.take(timeout=0) == (1, "ben")
+    assert q.take(timeout=0) == (101, "burst")
+    q.done("ben")
+    q.done("burst")
+    q.push(2, "ben")  # ben caught up and comes back: served 0 again, burst has had 2
+    assert q.take(timeout=0) == (2, "ben")
+
+
 def test_fair_queue_bounds():
     q = FairQueue(max_total=3, max_per_student=2)
     q.push(1, "a")
