@@ -15,9 +15,11 @@ wall-clock net far above it; hitting either is status ``timeout``, never a misco
 
 Budgets (the reference solution — one encoder and one decoder layer, d 64 — on one thread of the
 2-core machine, seeds 0–6): copy stops early once solved, after 350–400 of its 600 steps, 9–12
-CPU-s; addition after 1350–1900 of its 3000 steps, 18–26 CPU-s. On held-out inputs the reference
-generates 99–100 % of copies and 99.5–100 % of sums exactly; the thresholds (97 % and 95 %) leave
-honest training that stops on a slightly different criterion a margin. Document 001's models (2–3
+CPU-s; addition (lr 3e-3) after 1350–2700 of its 3000 steps, 15–32 CPU-s. On held-out inputs the
+reference generates 99–100 % of copies and 99.5–100 % of sums exactly (13 student seeds measured);
+the thresholds (97 % and 95 %) leave honest training that stops on a slightly different criterion
+a margin. Addition at lr 5e-3 was faster but stalled at 74 % for one seed in thirteen (the student
+"st07"): an honest notebook lost the question; the seeds the grader draws are many, not 0–6. Document 001's models (2–3
 layers, d 128–256) learn the same tasks more slowly per CPU-second; a single layer keeps what
 the question teaches (attention copies by position; carries are learned) at a third of the cost.
 """

@@ -87,8 +87,8 @@ class TaskAccuracy(Comparator):
             return "reversed_digits"
         if "inside" in m and m["inside"] >= 0.9 and m["outside"] < 0.5:
             return "document_range"
-        if m["tf"] >= 0.9:
-            return "no_causal_mask"
+        if m["tf"] >= 0.9 and m["tokens"] <= m["tf"] - 0.2:  # right only while it sees the answer: a
+            return "no_causal_mask"  # model generating as well as it predicts is merely short of training
         if m["tf"] < self.chance_below:
             return "untrained"
         return "undertrained"
