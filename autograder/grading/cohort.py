@@ -141,6 +141,7 @@ def _grade_in_processes(assignment, todo, store, workers, sandbox, bar) -> None:
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
+        memory_limit=0,  # the sandbox limits each notebook; Dask pausing a grader would only stall it
         silence_logs=logging.ERROR,
     ) as cluster:
         _grade_on_cluster(cluster.scheduler_address, assignment, todo, store, sandbox, bar)

@@ -1,20 +1,20 @@
 """`autograder bench serve`: submit-to-feedback latency and throughput of `autograder serve`.
 
 One run, one machine: a real ``autograder serve`` process (standalone, token file, loopback) with
-PS1 and warm workers, then
+warm workers (``--scheduler local``: a real ``dask scheduler`` and single-threaded ``dask worker``
+processes, the service grading on them), then
 
 1. **idle**: single submissions one at a time on the idle service (each answered with
    ``?wait=``): p50/p95 submit-to-feedback latency, the figure the ≤ 1 s target is about;
 2. **burst**: N submissions (default 200) from S simulated students (default 20) sent at once,
-   each student posting theirs back to back, then waiting for each feedback: p50/p95 latency and
-   throughput (submissions per second from the first upload to the last feedback);
-3. **grade**: the same N notebooks graded by ``autograder grade``'s engine (``grade_cohort``,
-   in this process, same worker count, its workers started as ``grade`` starts them).
+   each student posting theirs back to back, then waiting for each feedback: p50/p95 latency,
+   throughput, and the fair queue's order read back from the journal;
+3. **grade**: each student's notebooks graded by ``autograder grade``'s engine under their own
+   name (the scores must agree), and, for PS1, the same N in one run (the throughput anchor).
 
-Every third notebook forgets the 1/√d_k scale (as ``bench grading``); both engines must agree
-on every score. Prints both throughputs and their ratio; last line ``serve_p95_s: <idle p95>``.
+PS1: every third notebook forgets the 1/√d_k scale (as ``bench grading``); other problem sets
+(``--ps``) send honest notebooks. Last line ``serve_p95_s:`` (``serve_dask_p95_s:`` on a cluster).
 """
-
 from __future__ import annotations
 
 import http.client
