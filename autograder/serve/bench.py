@@ -15,6 +15,7 @@ processes, the service grading on them), then
 PS1: every third notebook forgets the 1/√d_k scale (as ``bench grading``); other problem sets
 (``--ps``) send honest notebooks. Last line ``serve_p95_s:`` (``serve_dask_p95_s:`` on a cluster).
 """
+
 from __future__ import annotations
 
 import http.client
