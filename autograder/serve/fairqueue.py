@@ -5,8 +5,12 @@ among those with nothing running, who has been served least since their queue wa
 (ties: whose next job came first). So a student who submits 50 times gets one grading per turn,
 like everyone else, and a student who arrives in the middle of someone's burst goes next: a
 burst delays only its sender, and each student's first submission starts before anyone's
-second. One job per student runs at a time, which also keeps a student's results in the order
-they submitted (the store holds the latest).
+second. A free worker also holds a later round (a student's second or later job) back for up to
+``HOLD_S`` while an earlier round's job is still running, so that at a deadline every first
+submission's feedback comes before anyone's second; the hold is bounded, so a straggler (a
+notebook running into its time limit) costs the others at most that. One job per student runs at
+a time, which also keeps a student's results in the order they submitted (the store holds the
+latest).
 
 Bounds: ``max_total`` queued jobs in all and ``max_per_student`` for one student; ``push``
 raises :class:`QueueFull` beyond them (the HTTP app answers 503 with Retry-After). The journal
@@ -17,7 +21,10 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import deque
+
+HOLD_S = 30.0  # how long a free worker holds a later round back for an earlier one still running
 
 
 class QueueFull(RuntimeError):
@@ -31,6 +38,8 @@ class FairQueue:
         self._pending: dict[str, deque[tuple[int, int]]] = {}  # student -> (arrival, job id)
         self._served: dict[str, int] = {}  # jobs taken since the student's queue was last empty
         self._busy: set[str] = set()  # students with a job running
+        self._running_round: dict[str, int] = {}  # student -> round (served before it) of the running job
+        self._held_since: float | None = None
         self._arrivals = itertools.count()
         self._size = 0
         self._closed = False
@@ -61,27 +70,44 @@ class FairQueue:
 
     def take(self, timeout: float | None = None) -> tuple[int, str] | None:
         """The next job by the fewest-served rule, waiting up to ``timeout``; None when closed or timed out."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while True:
                 if self._closed:
                     return None
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
                 ready = [s for s in self._pending if s not in self._busy]
                 if ready:
                     student = min(ready, key=lambda s: (self._served.get(s, 0), self._pending[s][0][0]))
+                    round_ = self._served.get(student, 0)
+                    now = time.monotonic()
+                    if any(r < round_ for r in self._running_round.values()):  # an earlier round runs
+                        self._held_since = self._held_since if self._held_since is not None else now
+                        held = self._held_since + HOLD_S - now
+                        if held > 0:
+                            wait = held if wait is None else min(wait, held)
+                            if wait <= 0:
+                                return None
+                            self._cond.wait(wait)
+                            continue
+                    self._held_since = None
                     queue = self._pending[student]
                     _, job_id = queue.popleft()
                     self._size -= 1
                     if not queue:
                         del self._pending[student]
-                    self._served[student] = self._served.get(student, 0) + 1
+                    self._served[student] = round_ + 1
                     self._busy.add(student)
+                    self._running_round[student] = round_
                     return job_id, student
-                if not self._cond.wait(timeout) and timeout is not None:
+                if wait is not None and wait <= 0:
                     return None
+                self._cond.wait(wait)
 
     def done(self, student: str) -> None:
         with self._cond:
             self._busy.discard(student)
+            self._running_round.pop(student, None)
             if student not in self._pending:  # caught up: their next burst starts a new count
                 self._served.pop(student, None)
             self._cond.notify_all()

@@ -62,11 +62,31 @@ def test_fair_queue_a_latecomer_goes_before_a_served_student():
     q.done("burst")
     q.push(1, "ben")
     assert q.take(timeout=0) == (1, "ben")
-    assert q.take(timeout=0) == (101, "burst")
+    assert q.take(timeout=0) is None  # burst's second turn waits for ben's first to finish
     q.done("ben")
+    assert q.take(timeout=0) == (101, "burst")
     q.done("burst")
     q.push(2, "ben")  # ben caught up and comes back: served 0 again, burst has had 2
     assert q.take(timeout=0) == (2, "ben")
+
+
+def test_fair_queue_holds_a_later_round_only_so_long(monkeypatch):
+    """A free worker holds a second submission back while a first one runs (feedback on every
+    first comes first), for HOLD_S at most: a straggler does not idle the others for good."""
+    from autograder.serve import fairqueue
+
+    monkeypatch.setattr(fairqueue, "HOLD_S", 0.3)
+    q = FairQueue()
+    q.push(1, "amy")
+    q.push(2, "amy")
+    q.push(3, "ben")
+    assert q.take(timeout=0) == (1, "amy")
+    assert q.take(timeout=0) == (3, "ben")
+    q.done("amy")
+    assert q.take(timeout=0.1) is None  # ben's first still runs: amy's second is held
+    started = time.monotonic()
+    assert q.take(timeout=5) == (2, "amy")  # ... but not for longer than HOLD_S
+    assert 0.1 <= time.monotonic() - started < 2
 
 
 def test_fair_queue_bounds():
