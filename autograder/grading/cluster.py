@@ -64,7 +64,9 @@ class WorkerPool:
 
     def fill(self, config: SandboxConfig, count: int, warm) -> None:
         """Start workers until ``count`` of ``config`` are idle, each warmed by ``warm(worker)``."""
-        for _ in range(count - sum(w.config == config for w in self._idle)):
+        with self._cond:
+            missing = count - sum(w.config == config for w in self._idle)
+        for _ in range(missing):
             worker = Worker(next(self._index) % 64, config)
             warm(worker)
             with self._cond:
@@ -124,16 +126,21 @@ def grade_task(
             return grade_one(worker, assignment, Submission(student, path))
 
 
-def task_arguments(assignment: Assignment, sub: Submission, config: SandboxConfig) -> tuple:
-    """``grade_task``'s arguments for one submission (read here, on the caller's disk)."""
+def course_root() -> str:
+    """The caller's course folder, as tasks receive it (``prepare_process``)."""
     from autograder.course import find_course
 
+    return str(find_course().root)
+
+
+def task_arguments(course: str, assignment: Assignment, sub: Submission, config: SandboxConfig) -> tuple:
+    """``grade_task``'s arguments for one submission (read here, on the caller's disk)."""
     data = stamp = None
     if sub.notebook is not None:
         data = sub.notebook.read_bytes()
         with contextlib.suppress(OSError):
             stamp = (sub.notebook.parent / "timestamp.txt").read_bytes()
-    return (str(find_course().root), assignment.name, sub.student, data, stamp, sub.problem, config)
+    return (course, assignment.name, sub.student, data, stamp, sub.problem, config)
 
 
 def as_local(record: dict, sub: Submission) -> dict:
@@ -158,13 +165,13 @@ def grade_on_cluster(address: str, assignment: Assignment, todo, sandbox: Sandbo
     """Yield (submission, key, record) as the cluster finishes each one."""
     from distributed import as_completed
 
-    config = sandbox or SandboxConfig()
+    config, course = sandbox or SandboxConfig(), course_root()
     with connect(address) as client:
         futures = {}
         for sub, key in todo:
             future = client.submit(
                 grade_task,
-                *task_arguments(assignment, sub, config),
+                *task_arguments(course, assignment, sub, config),
                 key=f"grade-{assignment.name}-{sub.student}-{key}",  # a student's own: two students'
                 pure=False,  # identical notebooks are two tasks (probes are per student)
             )

@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 
-from autograder.grading.cluster import as_local, connect, grade_task, task_arguments, wait_warm
+from autograder.grading.cluster import as_local, connect, course_root, grade_task, task_arguments, wait_warm
 
 WARM_UP_S = 900.0
 
@@ -27,6 +27,7 @@ class ClusterDispatch:
     def __init__(self, engine, address: str):
         self.engine, self.address = engine, address
         self.client = None
+        self.course = course_root()  # read once: each task names it
         self._cond = threading.Condition()
         self._in_flight = 0
         self._capacity, self._capacity_at = 0, 0.0
@@ -82,12 +83,11 @@ class ClusterDispatch:
         present worker's sandboxed workers are warm."""
         from distributed import wait
 
-        from autograder.course import find_course
         from autograder.serve.dask_plugin import WarmSandbox
 
         engine = self.engine
         self.client.register_plugin(
-            WarmSandbox(str(find_course().root), list(engine.assignments), engine.sandbox), name=WarmSandbox.name
+            WarmSandbox(self.course, list(engine.assignments), engine.sandbox), name=WarmSandbox.name
         )
         pinned = [
             self.client.submit(wait_warm, key=f"warm-{uuid.uuid4().hex}", workers=[w], allow_other_workers=False)
@@ -129,7 +129,7 @@ class ClusterDispatch:
     def grade(self, assignment, sub) -> dict:
         future = self.client.submit(
             grade_task,
-            *task_arguments(assignment, sub, self.engine.sandbox),
+            *task_arguments(self.course, assignment, sub, self.engine.sandbox),
             key=f"serve-{assignment.name}-{sub.student}-{uuid.uuid4().hex}",
             pure=False,
         )
