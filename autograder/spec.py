@@ -129,6 +129,11 @@ class Question:
     coverage_exempt: Mapping[str, str] = field(default_factory=dict)
     # combinations some hidden probe must contain: description -> predicate over a call's arguments
     coverage_together: Mapping[str, Callable[[dict], bool]] = field(default_factory=dict)
+    # A question graded by training the student's model: the misconceptions (symptom classes)
+    # after which the grader trains once more on a second draw of probes (another seed) and keeps
+    # the better run (autograder.grading.second_run) — an honest recipe that falls short for one
+    # seed in ten then fails two in a row one time in a hundred
+    second_run_on: tuple[str, ...] = ()
 
     def probes_for(self, student_id: str, assignment: Assignment) -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's
@@ -137,6 +142,11 @@ class Question:
             params = assignment.params_for(student_id) if self.personal else {}
             return [Probe((), "your parameters" if self.personal else "your answer", kwargs=params)]
         return list(self.probes(student_rng(student_id, assignment.name, self.grade_id)))
+
+    def second_run_probes(self, student_id: str, assignment: Assignment) -> list[Probe]:
+        """The probes of a second training run (``second_run_on``): drawn for this student too,
+        independent of the first."""
+        return list(self.probes(student_rng(student_id, assignment.name, f"{self.grade_id}\0second run")))
 
     def expected(self, probe: Probe) -> Any:
         if not probe.args and not probe.kwargs:  # a fixed answer: compute it once per process

@@ -228,6 +228,7 @@ QUESTIONS = [
         probes=copy_probes,
         compare=TaskAccuracy(threshold=0.97, chance_below=0.25, task="copy"),
         cpu_limit_s=COPY_CPU_S,
+        second_run_on=("undertrained",),
         timeout_s=_wall_net(COPY_CPU_S),
         misconceptions=_training_misconceptions("copy", COPY_FLAWS),
     ),
@@ -240,6 +241,7 @@ QUESTIONS = [
         probes=addition_probes,
         compare=TaskAccuracy(threshold=0.95, chance_below=0.35, task="addition"),
         cpu_limit_s=ADDITION_CPU_S,
+        second_run_on=("undertrained",),
         timeout_s=_wall_net(ADDITION_CPU_S),
         misconceptions=_training_misconceptions(
             "addition",

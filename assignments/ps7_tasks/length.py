@@ -242,6 +242,7 @@ QUESTIONS = [
         depends_on=("relative_bias",),
         compare=TaskAccuracy(threshold=0.9, chance_below=0.3, task="shift"),
         cpu_limit_s=SHIFT_CPU_S,
+        second_run_on=("undertrained",),
         timeout_s=3 * SHIFT_CPU_S + 60,
         misconceptions=(
             Misconception(

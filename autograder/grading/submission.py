@@ -17,6 +17,7 @@ from autograder.grading.kept_answers import personal_answers
 from autograder.grading.notebook import NotebookError, foreign_notebook, integrity_flags, read_notebook
 from autograder.grading.root_cause import apply_root_causes
 from autograder.grading.runner import execute
+from autograder.grading.second_run import apply_second_runs
 from autograder.intake.submission import Submission
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox.pool import Worker
@@ -81,6 +82,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
                 if res.status == "missing" and run.cell_errors:
                     res.feedback += _why_missing(nb, run.cell_errors)
                 verdicts[q.grade_id] = res
+            run.seconds += apply_second_runs(worker, nb, assignment, sub.student, verdicts)
             run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)
             questions = {gid: res.to_json() for gid, res in verdicts.items()}
             record.update(

@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
+from serve_helpers import notebook_bytes, wait_until
 
 from autograder.serve.bench import Service
 from autograder.serve.fairqueue import FairQueue, QueueFull
@@ -144,28 +144,9 @@ def test_recovery_finishes_stored_work_and_requeues_the_rest(tmp_path, ps1):
 # ---------------------------------------------------------------- a real service
 
 
-def notebook_bytes(ps1, replace=None, slow_s: float = 0.0) -> bytes:
-    from autograder.releasing.sample_submissions import make_notebook
-
-    nb = make_notebook(ps1, replace)
-    if slow_s:  # a student whose notebook takes a while (so the queue is still full when killed)
-        nb.cells.insert(0, nbformat.v4.new_code_cell(f"import time\ntime.sleep({slow_s})"))
-    return nbformat.writes(nb).encode()
-
-
 def journal_rows(state: Path) -> dict[int, tuple]:
     with sqlite3.connect(state / "queue.sqlite", timeout=30) as db:
         return {r[0]: r[1:] for r in db.execute("SELECT id, student, state, finished, score FROM jobs")}
-
-
-def wait_until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def raw_request(service, method: str, path: str, user: str | None, body: bytes | None = None, **headers):

@@ -7,31 +7,17 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import time
 
-import nbformat
 from distributed import Client
+from serve_helpers import notebook_bytes, wait_until
 
 from autograder.grading.cohort import grade_cohort
 from autograder.grading.dask_processes import DaskProcesses
 from autograder.intake.collect import collect_folder
-from autograder.releasing.sample_submissions import MISSING_SCALE, make_notebook
+from autograder.releasing.sample_submissions import MISSING_SCALE
 from autograder.serve.bench import Service
 
 STUDENTS = ("amy", "ben", "cat", "dan")
-
-
-def notebook_bytes(ps1, replace=None, slow_s: float = 0.0) -> bytes:
-    nb = make_notebook(ps1, replace)
-    nb.cells.insert(0, nbformat.v4.new_code_cell(f"import time\ntime.sleep({slow_s})"))
-    return nbformat.writes(nb).encode()
-
-
-def wait_until(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}"
-        time.sleep(0.1)
 
 
 def journal(state) -> dict[int, dict]:
