@@ -1,5 +1,7 @@
 """Formula answers: equivalent forms accepted, near-misses and code rejected, fast."""
 
+import contextlib
+import resource
 import time
 
 import pytest
@@ -81,19 +83,19 @@ def test_non_polynomial_equivalence_and_time_limit():
 @pytest.mark.parametrize(
     "text,words",
     [
-        ("d**d**d", "within 1 s"),  # 500**(500**500): an integer with 10^1349 digits
-        ("2**2**2**d", "within 1 s"),
+        ("d**d**d", "within 1 CPU-s"),  # 500**(500**500): an integer with 10^1349 digits
+        ("2**2**2**d", "within 1 CPU-s"),
         ("exp(exp(exp(d)))", "OverflowError"),  # overflows when compared at a sample point
     ],
 )
 def test_formulas_that_cannot_be_evaluated_cost_the_answer_not_the_run(text, words):
     """Well-formed formulas whose evaluation is unbounded: the check is time- and memory-limited
     in a child process, so the student gets a message and the grader goes on."""
-    started = time.monotonic()
+    before = _children_cpu()
     check = Formula(("d",), timeout_s=1.0)(text, MHA)
     assert not check.ok and words in check.message, check
     assert "plain expression" in check.message
-    assert time.monotonic() - started < 3.0
+    assert _children_cpu() - before < 1.5  # stopped on the CPU clock: the same on a loaded machine
     assert Formula(("d",), timeout_s=1.0)("4*d*(d+1)", MHA).ok  # and the next answer is graded
 
 
@@ -124,3 +126,32 @@ def test_formula_check_works_inside_a_daemonic_worker():
     worker.start()
     assert queue.get(timeout=30) == (True, False)
     worker.join(10)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _sleep_then_report(seconds, report):
+    time.sleep(seconds)
+    report(("final", True))
+
+
+def _spin(report):
+    while True:
+        pass
+
+
+def test_the_formula_limit_runs_on_the_cpu_clock():
+    """The same verdict on a quiet and a saturated machine: a check is stopped after its
+    CPU-seconds, not its wall seconds — a child that waits 1.5 s (as one starved of CPU by a
+    saturated machine would) still reports under a 1 s limit; one that computes is killed."""
+    from autograder.judging.compare.symbolic import reports_from_fork
+
+    with contextlib.closing(reports_from_fork(_sleep_then_report, (1.5,), 1.0)) as reports:
+        assert list(reports) == [("final", True)]
+    before = _children_cpu()
+    with contextlib.closing(reports_from_fork(_spin, (), 1.0)) as reports:
+        assert list(reports) == []
+    assert 0.9 < _children_cpu() - before < 1.5

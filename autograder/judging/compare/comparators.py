@@ -212,7 +212,7 @@ class Formula(Comparator):
     reference SymPy expression for equivalence, with a time limit."""
 
     symbols: tuple[str, ...]
-    timeout_s: float = 2.0  # the whole check, in a child process (symbolic.equivalent)
+    timeout_s: float = 2.0  # CPU-seconds for the whole check, in a child process (symbolic.equivalent)
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if not isinstance(got, str):

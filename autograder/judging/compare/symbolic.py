@@ -10,14 +10,17 @@ with a message a student can act on.
 ``equivalent`` decides equality exactly at random positive integer points (rational
 arithmetic), which is decisive for polynomials of bounded degree and rejects near-misses at
 once; only when all points agree and the expressions are not polynomials does it ask SymPy's
-``simplify``. The whole decision runs in a forked process killed after ``timeout_s``, since
-evaluating even a well-formed formula can be unbounded (towers of powers).
+``simplify``. The whole decision runs in a forked process limited to ``timeout_s`` seconds of
+**CPU time** (RLIMIT_CPU), since evaluating even a well-formed formula can be unbounded (towers of
+powers): a limit on the CPU clock gives the same verdict on a quiet and a saturated machine; a
+wall-clock net far above it only catches a child that gets no CPU at all.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import math
 import os
 import pickle
 import random
@@ -196,17 +199,32 @@ def _decide(student, reference, names, trials, seed, timeout_s, report) -> None:
         report(("error", type(exc).__name__))
 
 
+def wall_net(cpu_s: float) -> float:
+    """The wall-clock limit behind a CPU limit: reached only by a child that gets no CPU (a
+    saturated machine slowing a check tenfold stays below it)."""
+    return 10 * cpu_s + 10
+
+
+def _limit_cpu(cpu_s: float) -> None:
+    """This (child) process is killed (SIGKILL: soft = hard, no core file) after ``cpu_s`` CPU-seconds."""
+    seconds = max(1, math.ceil(cpu_s))
+    with contextlib.suppress(OSError, ValueError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+
 def reports_from_fork(target, args, timeout_s: float):
     """Run ``target(*args, report)`` in a forked child and yield what it reports until it exits
-    or ``timeout_s`` passes (then it is killed). A bare ``os.fork`` rather than
-    ``multiprocessing``: grading may itself run in a daemonic process (a Dask worker), which
-    multiprocessing forbids to have children."""
+    or has used ``timeout_s`` CPU-seconds (then the kernel kills it; ``wall_net`` behind). A bare
+    ``os.fork`` rather than ``multiprocessing``: grading may itself run in a daemonic process (a
+    Dask worker), which multiprocessing forbids to have children."""
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report, then leave without running the parent's exit handlers
         status = 0
         try:
             os.close(reader)
+            _limit_cpu(timeout_s)
 
             def report(message) -> None:
                 data = pickle.dumps(message)
@@ -218,7 +236,7 @@ def reports_from_fork(target, args, timeout_s: float):
         finally:
             os._exit(status)
     os.close(writer)
-    deadline = time.monotonic() + timeout_s
+    deadline = time.monotonic() + wall_net(timeout_s)
     buffer = b""
     try:
         while True:
@@ -255,7 +273,7 @@ def equivalent(
 
     Evaluating a parsed formula can still be unbounded (``d**d**d`` at d = 500 builds an integer
     with 10^1349 digits; ``exp(exp(exp(d)))`` overflows), so the decision runs in a forked child
-    killed after ``timeout_s``: a formula that cannot be checked in time raises FormulaError and
+    killed after ``timeout_s`` CPU-seconds: a formula that cannot be checked in time raises FormulaError and
     costs that answer, never the grading run. When the sample points agreed and only SymPy's
     ``simplify`` ran out of time, the answer is accepted (it agreed exactly at every point)."""
     names = sorted({str(s) for s in student.free_symbols | reference.free_symbols})
@@ -279,6 +297,6 @@ def equivalent(
     if points_agreed:
         return True  # agreed exactly at every sample point; simplify ran out of time
     raise FormulaError(
-        f"the formula could not be evaluated within {timeout_s:g} s (a tower of powers or "
+        f"the formula could not be evaluated within {timeout_s:g} CPU-s (a tower of powers or "
         "an enormous expansion?) — write it as a plain expression in the symbols"
     )
