@@ -43,7 +43,7 @@ def better_of_two(first: QuestionResult, again: QuestionResult) -> QuestionResul
         return dataclasses.replace(
             again,
             feedback="correct on a second training run, with another seed drawn for you. The first run "
-            f"fell short — {first.feedback} Your training depends on its seed: the better run counts "
+            f"fell short: {first.feedback} Your training depends on its seed: the better run counts "
             "here, but make it steadier.",
         )
     return dataclasses.replace(
