@@ -13,18 +13,20 @@ reads the clock), so a quiet and a saturated machine give the same predictions. 
 safety cap: ``cpu_limit_s`` (CPU-seconds, load-independent, several times an honest run) and a
 wall-clock net far above it; hitting either is status ``timeout``, never a misconception.
 
-Budgets (the reference solution — one encoder and one decoder layer, d 64 — on one thread of the
-2-core machine, seeds 0–6): copy stops early once solved, after 350–400 of its 600 steps, 9–12
-CPU-s; addition (lr 3e-3) after 1350–2700 of its 3000 steps, 15–32 CPU-s. On held-out inputs the
-reference generates 99–100 % of copies and 99.5–100 % of sums exactly (13 student seeds measured);
-the thresholds (97 % and 95 %) leave honest training that stops on a slightly different criterion
-a margin. Addition at lr 5e-3 was faster but stalled at 74 % for one seed in thirteen (the student
-"st07"): an honest notebook lost the question; the seeds the grader draws are many, not 0–6.
-Open: at lr 3e-3 the seed drawn for "st05" fails the threshold too, so about one seed in ten
-still fails with this recipe. Grading on the better of two seeds, or a recipe checked on 50+
-seeds, is the fix still to make. Document 001's models (2–3
-layers, d 128–256) learn the same tasks more slowly per CPU-second; a single layer keeps what
-the question teaches (attention copies by position; carries are learned) at a third of the cost.
+Budgets and thresholds, measured on one thread of the 2-core machine over grader-drawn seeds
+(students s000–s059): the reference (one encoder and one decoder layer, d 64) stops early once
+solved — copy after 6–14 CPU-s, at least 99 % of copies for 59 seeds in 60 (s054 stalled at 1.8 %,
+"undertrained", and its second run copies 100 %); addition (lr 3e-3) after 12–30 CPU-s, at least
+98.9 % of sums on all 60. Three students who read only the notebook wrote their own recipes
+(torch's ``nn.Transformer`` with OneCycle; hand-written Post-LN with the original paper's schedule;
+the notebook's recipe in their own code), 20 grader seeds each: the Post-LN one is the fragile one —
+at a 95 % bar it failed 9 first runs in 20 (stalls at 5–56 %, and "learned" runs at 92–94 %),
+so the addition bar is 90 %: 5 first runs in 20 fall short, the second run rescues 4 of them,
+and one seed pair (82 %, 89 %) still costs the question. Hence the second run
+(``second_run_on``) and the notebook's advice to try five seeds. Copy's bar stays 97 %.
+Document 001's models (2–3 layers, d 128–256) learn the same tasks more slowly per CPU-second; a
+single layer keeps what the question teaches (attention copies by position; carries are learned)
+at a third of the cost.
 """
 
 import numpy as np
@@ -239,7 +241,7 @@ QUESTIONS = [
         title="Train: 3-digit addition",
         reference=addition_truth,
         probes=addition_probes,
-        compare=TaskAccuracy(threshold=0.95, chance_below=0.35, task="addition"),
+        compare=TaskAccuracy(threshold=0.90, chance_below=0.35, task="addition"),
         cpu_limit_s=ADDITION_CPU_S,
         second_run_on=("undertrained",),
         timeout_s=_wall_net(ADDITION_CPU_S),

@@ -262,6 +262,17 @@ def test_the_notebook_states_the_budgets_the_grader_gives(ps6):
     assert ps6.cpu_s >= sum(q.cpu_limit_s or q.timeout_s for q in ps6.questions) + 60
 
 
+def test_the_notebook_states_the_thresholds_the_grader_applies(ps6):
+    import re
+
+    nb = nbformat.read(ps6.source_dir / ps6.notebook, as_version=4)
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in nb.cells}
+    stated = [int(x) for x in re.findall(r"at least (\d+) %\*\*\s+of \d+ (?:copy sequences|sums)", cells["train_text"])]
+    assert stated == [round(100 * ps6.question(g).compare.threshold) for g in ("train_copy", "train_addition")]
+    for gid in ("train_copy", "train_addition"):  # and the grade cell's comment says the same
+        assert f">= {round(100 * ps6.question(gid).compare.threshold)} %" in cells[gid]
+
+
 def test_probe_labels_show_no_seed(ps6):
     for gid in ("train_copy", "train_addition"):
         probe = ps6.question(gid).probes_for("anyone", ps6)[0]
