@@ -8,6 +8,12 @@ their first run. A hand-written Post-LN model with the original paper's schedule
 (training.py's docstring): graded as student "s000", its first addition run stalls (57 % of sums)
 and the second run, on another seed drawn for that student, passes — the policy of
 ``autograder.grading.second_run`` on a real student's code.
+
+PS7 (shift_generalises, ~1 CPU-s a student; not marked slow): Adam in a plain loop, AdamW with
+warm-up, cosine decay and a plateau stop on batches of 32, and a functional ``torch.func`` loop
+with a hand-written Adam — each with its own ``relative_bias`` (broadcast indexing, a loop over
+rows, ``gather``), in the notebook's ``bias_impl`` cell, graded too. Swept over 100 grader seeds
+each: no first run fell short.
 """
 
 from __future__ import annotations
@@ -22,25 +28,53 @@ from autograder.intake.collect import collect_folder
 from autograder.releasing.sample_submissions import make_notebook, write_submission
 from autograder.spec import load_assignment
 
-pytestmark = pytest.mark.slow
-
 STUDENTS = Path(__file__).parent / "training_students"
 PS6_STUDENTS = {"indep-torch-nn": "ps6_torch_nn", "indep-recipe": "ps6_recipe", "s000": "ps6_handmade"}
+PS7_STUDENTS = ("ps7_adam_loop", "ps7_sgd_schedule", "ps7_functional")
+
+
+def _grade(assignment, grade_ids, notebooks: dict, tmp) -> dict:
+    """Grade only ``grade_ids`` of each student's notebook (student -> solution cells replaced)."""
+    subset = dataclasses.replace(assignment, questions=[assignment.question(g) for g in grade_ids])
+    for student, cells in notebooks.items():
+        write_submission(tmp / "submitted", student, assignment, make_notebook(assignment, cells))
+    results = grade_cohort(subset, collect_folder(tmp / "submitted", subset), tmp / "out", progress=False)
+    return results["students"]
+
+
+@pytest.fixture(scope="module")
+def ps7_graded(tmp_path_factory):
+    notebooks = {}
+    for name in PS7_STUDENTS:
+        bias, shift = (STUDENTS / f"{name}.cell").read_text(encoding="utf-8").split("# %% shift_impl\n")
+        notebooks[name.replace("_", "-")] = {"bias_impl": bias, "shift_impl": shift}
+    ps7 = load_assignment("ps7_tasks")
+    return _grade(ps7, ("relative_bias", "shift_generalises"), notebooks, tmp_path_factory.mktemp("ps7_training"))
+
+
+@pytest.mark.parametrize("student", [n.replace("_", "-") for n in PS7_STUDENTS])
+def test_independent_shift_students_get_the_points(ps7_graded, student):
+    questions = ps7_graded[student]["questions"]
+    assert {g: q["status"] for g, q in questions.items()} == {
+        "relative_bias": "passed",
+        "shift_generalises": "passed",
+    }, {g: q["feedback"][:200] for g, q in questions.items()}
 
 
 @pytest.fixture(scope="module")
 def ps6_graded(tmp_path_factory):
+    notebooks = {
+        student: {
+            "train_model": (STUDENTS / f"{cell}.cell").read_text(encoding="utf-8"),
+            "train_impl": "# defined in the cell above\n",
+        }
+        for student, cell in PS6_STUDENTS.items()
+    }
     ps6 = load_assignment("ps6_build")
-    training = dataclasses.replace(ps6, questions=[ps6.question("train_copy"), ps6.question("train_addition")])
-    tmp = tmp_path_factory.mktemp("ps6_training")
-    for student, cell in PS6_STUDENTS.items():
-        code = (STUDENTS / f"{cell}.cell").read_text(encoding="utf-8")
-        notebook = make_notebook(ps6, {"train_model": code, "train_impl": "# defined in the cell above\n"})
-        write_submission(tmp / "submitted", student, ps6, notebook)
-    results = grade_cohort(training, collect_folder(tmp / "submitted", training), tmp / "out", progress=False)
-    return results["students"]
+    return _grade(ps6, ("train_copy", "train_addition"), notebooks, tmp_path_factory.mktemp("ps6_training"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["indep-torch-nn", "indep-recipe"])
 def test_independent_recipes_get_the_training_points(ps6_graded, student):
     questions = ps6_graded[student]["questions"]
@@ -50,6 +84,7 @@ def test_independent_recipes_get_the_training_points(ps6_graded, student):
     assert all(q["feedback"] == "correct" for q in questions.values())  # on the first run
 
 
+@pytest.mark.slow
 def test_a_fragile_recipe_stalled_on_its_first_seed_passes_on_its_second(ps6_graded):
     addition = ps6_graded["s000"]["questions"]["train_addition"]
     assert addition["status"] == "passed", addition["feedback"][:300]
