@@ -1,16 +1,19 @@
 """Fair scheduling over the queued jobs: fewest served first across students, bounded.
 
 Each student has a FIFO of their queued jobs. A free worker takes the next job of the student,
-among those with nothing running, who has been served least since their queue was last empty
-(ties: whose next job came first). So a student who submits 50 times gets one grading per turn,
-like everyone else, and a student who arrives in the middle of someone's burst goes next: a
-burst delays only its sender, and each student's first submission starts before anyone's
-second. A free worker also holds a later round (a student's second or later job) back for up to
-``HOLD_S`` while an earlier round's job is still running, so that at a deadline every first
-submission's feedback comes before anyone's second; the hold is bounded, so a straggler (a
-notebook running into its time limit) costs the others at most that. One job per student runs at
-a time, which also keeps a student's results in the order they submitted (the store holds the
-latest).
+among those with nothing running, who has been served least (ties: whose next job came first).
+Counts run while the service is busy: all of them start again when nothing is queued or running,
+and a student's own when they have had nothing queued or running for ``STALE_S`` — not the
+moment their queue empties, or a student whose first feedback came before their second upload
+would be back at zero and go before a classmate's first (measured: 132 such jumps in a
+200-submission burst). So a student who submits 50 times gets one grading per turn, like
+everyone else, and a student who arrives in the middle of someone's burst goes next: a burst
+delays only its sender, and each student's first submission starts before anyone's second. A
+free worker also holds a later round (a student's second or later job) back for up to ``HOLD_S``
+while an earlier round's job is still running, so that at a deadline every first submission's
+feedback comes before anyone's second; the hold is bounded, so a straggler (a notebook running
+into its time limit) costs the others at most that. One job per student runs at a time, which
+also keeps a student's results in the order they submitted (the store holds the latest).
 
 Bounds: ``max_total`` queued jobs in all and ``max_per_student`` for one student; ``push``
 raises :class:`QueueFull` beyond them (the HTTP app answers 503 with Retry-After). The journal
@@ -25,6 +28,7 @@ import time
 from collections import deque
 
 HOLD_S = 30.0  # how long a free worker holds a later round back for an earlier one still running
+STALE_S = 1800.0  # a student with nothing queued or running this long starts a new count
 
 
 class QueueFull(RuntimeError):
@@ -36,7 +40,8 @@ class FairQueue:
         self.max_total, self.max_per_student = max_total, max_per_student
         self._cond = threading.Condition()
         self._pending: dict[str, deque[tuple[int, int]]] = {}  # student -> (arrival, job id)
-        self._served: dict[str, int] = {}  # jobs taken since the student's queue was last empty
+        self._served: dict[str, int] = {}  # jobs taken while the service has been busy
+        self._idle_since: dict[str, float] = {}  # student -> when they last had nothing queued or running
         self._busy: set[str] = set()  # students with a job running
         self._running_round: dict[str, int] = {}  # student -> round (served before it) of the running job
         self._held_since: float | None = None
@@ -64,6 +69,9 @@ class FairQueue:
         with self._cond:
             if not force:
                 self._check(student)
+            idle = self._idle_since.pop(student, None)
+            if idle is not None and time.monotonic() - idle >= STALE_S:
+                self._served.pop(student, None)
             self._pending.setdefault(student, deque()).append((next(self._arrivals), job_id))
             self._size += 1
             self._cond.notify()
@@ -108,8 +116,11 @@ class FairQueue:
         with self._cond:
             self._busy.discard(student)
             self._running_round.pop(student, None)
-            if student not in self._pending:  # caught up: their next burst starts a new count
-                self._served.pop(student, None)
+            if student not in self._pending:
+                self._idle_since[student] = time.monotonic()
+            if not self._pending and not self._busy:  # the service caught up: every count starts again
+                self._served.clear()
+                self._idle_since.clear()
             self._cond.notify_all()
 
     def close(self) -> None:

@@ -70,6 +70,40 @@ def test_fair_queue_a_latecomer_goes_before_a_served_student():
     assert q.take(timeout=0) == (2, "ben")
 
 
+def _first_graded_then_second_and_a_classmates_first(q):
+    """amy's first is graded before her second arrives; ben's first arrives after her second;
+    carl's job keeps the service busy throughout. Returns what a free worker takes next."""
+    q.push(1, "amy")
+    q.push(9, "carl")
+    assert q.take(timeout=0) == (1, "amy")
+    assert q.take(timeout=0) == (9, "carl")
+    q.done("amy")
+    q.push(2, "amy")
+    q.push(3, "ben")
+    return q.take(timeout=0)
+
+
+def test_fair_queue_a_second_upload_after_the_first_feedback_is_still_a_second():
+    """While the service is busy amy's count stands, so ben's first goes before her second (when
+    her count restarted as soon as her own queue was empty, a 200-submission burst had 132 such
+    jumps)."""
+    assert _first_graded_then_second_and_a_classmates_first(FairQueue()) == (3, "ben")
+
+
+def test_fair_queue_counts_start_again_when_the_service_caught_up_or_a_student_was_away(monkeypatch):
+    from autograder.serve import fairqueue
+
+    q = FairQueue()
+    q.push(1, "amy")
+    assert q.take(timeout=0) == (1, "amy")
+    q.done("amy")  # nothing queued or running: every count starts again
+    q.push(2, "amy")
+    q.push(3, "ben")
+    assert q.take(timeout=0) == (2, "amy")  # both at zero: whose job came first
+    monkeypatch.setattr(fairqueue, "STALE_S", 0.0)  # amy away "long enough": her count restarts
+    assert _first_graded_then_second_and_a_classmates_first(FairQueue()) == (2, "amy")
+
+
 def test_fair_queue_holds_a_later_round_only_so_long(monkeypatch):
     """A free worker holds a second submission back while a first one runs (feedback on every
     first comes first), for HOLD_S at most: a straggler does not idle the others for good."""
