@@ -285,13 +285,14 @@ def _fairness(state: Path) -> bool:
         for y in jobs
         if x[0] != y[0] and y[1] < x[1] and y[2] < x[3] < y[3]  # y waited while x, a later round, started
     ]
-    firsts = [j[4] for j in jobs if j[1] == 1]
+    firsts, t0 = [j for j in jobs if j[1] == 1], min(j[2] for j in jobs)
     seconds = [j[4] for j in jobs if j[1] == 2]
+    last = max(firsts, key=lambda j: j[4])  # a first that arrives late finishes late: not the queue's doing
     print(
         f"fairness: a later submission started while another student's earlier one waited: {len(jumped)} times; "
         f"every student's first submission finished before any student's second: "
-        f"{'yes' if max(firsts) < min(seconds) else 'no'} (last first at +{max(firsts) - min(firsts):.2f} s, "
-        f"earliest second at +{min(seconds) - min(firsts):.2f} s after the first finished)",
+        f"{'yes' if last[4] < min(seconds) else 'no'} (the last first was uploaded at +{last[2] - t0:.2f} s and "
+        f"finished at +{last[4] - t0:.2f} s; the earliest second finished at +{min(seconds) - t0:.2f} s)",
         flush=True,
     )
     return bool(jumped)
