@@ -2,8 +2,9 @@
 
 A question graded by training the student's model (PS6's copy and addition, PS7's shift task)
 hands the student's code a seed drawn for them. Training is stochastic: a sound recipe stalls
-for some seeds (the course's own addition recipe fell below the threshold for about one seed in
-ten). One unlucky seed must not cost an honest student the question, so after the verdicts every
+for some seeds (the course's own copy recipe on one grader seed in 60; an independent student's
+addition recipe on one in four — ``assignments/ps6_build/training.py``). One unlucky seed must
+not cost an honest student the question, so after the verdicts every
 such question whose failure is a symptom it lists (``Question.second_run_on``, e.g.
 "undertrained": it learned part of the task) is asked once more in the sandbox with a second,
 independent draw of probes (``Question.second_run_probes``: another seed, other held-out inputs).
