@@ -31,7 +31,8 @@ from autograder.spec import Assignment
 def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
     """Every file whose change can change a verdict: the problem set's modules (its questions'
     references, probes and known mistakes), the reference package ``solutions/`` and the
-    grader's judging (comparators, diagnoses, the verdict)."""
+    grader's judging (comparators, diagnoses, the verdict, and the second-run and root-cause
+    policies)."""
     import importlib.util
 
     roots = [("ps", assignment.source_dir), ("judging", Path(__file__).parent.parent / "judging")]
@@ -44,6 +45,8 @@ def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
         for path in root.rglob("*.py")
         if "__pycache__" not in path.parts
     ]
+    here = Path(__file__).parent  # the policies that change verdicts after judging
+    files += [(f"judging/{name}", here / name) for name in ("second_run.py", "root_cause.py")]
     return sorted(files)
 
 

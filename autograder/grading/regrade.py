@@ -22,7 +22,7 @@ SOURCES_FILE = "sources.json"
 KINDS = {
     "ps": "the problem set's questions (references, probes, known mistakes)",
     "solutions": "the reference solutions (solutions/)",
-    "judging": "the grader's judging (comparators, diagnoses, verdict)",
+    "judging": "the grader's judging (comparators, diagnoses, verdict, second-run and root-cause policies)",
 }
 
 
