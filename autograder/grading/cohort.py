@@ -46,7 +46,7 @@ def verdict_sources(assignment: Assignment) -> list[tuple[str, Path]]:
         if "__pycache__" not in path.parts
     ]
     here = Path(__file__).parent  # the policies that change verdicts after judging
-    files += [(f"judging/{name}", here / name) for name in ("second_run.py", "root_cause.py")]
+    files += [(f"grading/{name}", here / name) for name in ("second_run.py", "root_cause.py")]
     return sorted(files)
 
 

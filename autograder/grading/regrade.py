@@ -22,7 +22,8 @@ SOURCES_FILE = "sources.json"
 KINDS = {
     "ps": "the problem set's questions (references, probes, known mistakes)",
     "solutions": "the reference solutions (solutions/)",
-    "judging": "the grader's judging (comparators, diagnoses, verdict, second-run and root-cause policies)",
+    "judging": "the grader's judging (comparators, diagnoses, verdict)",
+    "grading": "the grader's policies after the verdict (second training run, root cause)",
 }
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from autograder.grading.runner import execute
-from autograder.judging.verdict import QuestionResult, judge
+from autograder.grading.runner import ask_again
+from autograder.judging.verdict import QuestionResult
 from autograder.spec import Assignment, Probe, Question
 
 RETRIED = ("failed", "error")
@@ -92,9 +92,7 @@ def apply_root_causes(
     retry = to_retry(assignment, results)
     if not retry:
         return 0.0
-    subset = dataclasses.replace(assignment, questions=[q for q, _ in retry])
-    run = execute(worker, notebook, subset, probes, student)
+    again, seconds = ask_again(worker, notebook, assignment, [q for q, _ in retry], probes, student)
     for q, deps in retry:
-        again = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
-        results[q.grade_id] = resolved(q, deps, results[q.grade_id], again)
-    return run.seconds
+        results[q.grade_id] = resolved(q, deps, results[q.grade_id], again[q.grade_id])
+    return seconds

@@ -8,10 +8,12 @@ notebook is run again without the poisoned cell, or with the remaining questions
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from autograder.grading.notebook import StudentNotebook
 from autograder.judging.outcome import Outcome
+from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox import wire
 from autograder.sandbox.pool import Worker
 from autograder.spec import Assignment, FunctionSource, Probe
@@ -147,6 +149,15 @@ def execute(
     for gid in pending:
         outcomes[gid] = Outcome("error", reason="the notebook could not be run to this question")
     return Execution(outcomes, cell_errors, seconds, output, attempts, round(cpu_seconds, 4))
+
+
+def ask_again(
+    worker, notebook: StudentNotebook, assignment: Assignment, questions, probes: dict[str, list[Probe]], student: str
+) -> tuple[dict[str, QuestionResult], float]:
+    """Run the notebook again for ``questions`` only (the policies after the verdict: a second
+    training run, root cause) and judge them: grade id -> verdict, and the sandbox seconds."""
+    run = execute(worker, notebook, dataclasses.replace(assignment, questions=list(questions)), probes, student)
+    return {q.grade_id: judge(q, probes[q.grade_id], run.outcomes[q.grade_id]) for q in questions}, run.seconds
 
 
 def _human(reason: str) -> str:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from autograder.grading.runner import execute
-from autograder.judging.verdict import QuestionResult, judge
+from autograder.grading.runner import ask_again
+from autograder.judging.verdict import QuestionResult
 from autograder.spec import Assignment, Probe, Question
 
 
@@ -63,8 +63,7 @@ def apply_second_runs(
     if not rerun:
         return 0.0
     probes: dict[str, list[Probe]] = {q.grade_id: q.second_run_probes(student, assignment) for q in rerun}
-    run = execute(worker, notebook, dataclasses.replace(assignment, questions=rerun), probes, student)
+    again, seconds = ask_again(worker, notebook, assignment, rerun, probes, student)
     for q in rerun:
-        again = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
-        results[q.grade_id] = better_of_two(results[q.grade_id], again)
-    return run.seconds
+        results[q.grade_id] = better_of_two(results[q.grade_id], again[q.grade_id])
+    return seconds

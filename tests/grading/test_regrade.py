@@ -98,7 +98,7 @@ def test_every_verdict_source_is_in_the_key(ps1):
         "solutions/model.py",
         "judging/compare/comparators.py",
         "judging/verdict.py",
-        "judging/second_run.py",  # policies applied after the judge: they change verdicts too
-        "judging/root_cause.py",
+        "grading/second_run.py",  # policies applied after the judge: they change verdicts too
+        "grading/root_cause.py",
     } <= names
     assert not any("__pycache__" in n for n in names)
