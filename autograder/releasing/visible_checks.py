@@ -27,6 +27,7 @@ import numpy as np
 
 from autograder.judging.compare.check_code import nested
 from autograder.judging.compare.comparators import FORMULA_HELPER_MODULE
+from autograder.releasing.float64 import release_expected
 from autograder.spec import Assignment, FunctionSource, Question
 
 HELPER_MODULE = FORMULA_HELPER_MODULE
@@ -67,7 +68,7 @@ def _numeric(value) -> bool:
 def _worked_examples(question: Question) -> list[str]:
     lines = []
     for probe in question.visible:
-        expected = question.expected(probe)
+        expected = release_expected(question, probe)
         lines.append("")
         if probe.note:
             lines.append(f"# {probe.note}")
@@ -95,7 +96,7 @@ def _not_a_stub(name: str) -> list[str]:
 
 
 def _document_value(question: Question, document: str) -> list[str]:
-    expected = question.expected(_value_probe(question, None))
+    expected = release_expected(question, _value_probe(question, None))
     atol = max(getattr(question.compare, "atol", 1e-4), 1e-3)
     return [
         f"# the value {document} prints (to its printed precision)",
@@ -113,7 +114,7 @@ def _value_probe(question: Question, assignment: Assignment | None, student: str
 
 
 def _bounds(question: Question, assignment: Assignment) -> list[Any]:
-    return [question.expected(_value_probe(question, assignment, s)) for s in MAGNITUDE_SAMPLE]
+    return [release_expected(question, _value_probe(question, assignment, s)) for s in MAGNITUDE_SAMPLE]
 
 
 def visible_check_source(question: Question, assignment: Assignment | None = None) -> str:
@@ -129,7 +130,7 @@ def visible_check_source(question: Question, assignment: Assignment | None = Non
     elif question.document_value:
         body += _document_value(question, question.document_value)
     else:
-        value = question.expected(_value_probe(question, assignment))
+        value = release_expected(question, _value_probe(question, assignment))
         samples = _bounds(question, assignment) if (question.personal and assignment) else None
         body += question.compare.value_lines(question.answer, value, samples)
     body.append(f"print('visible checks passed for {question.answer}')")
