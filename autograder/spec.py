@@ -131,8 +131,8 @@ class Question:
     coverage_together: Mapping[str, Callable[[dict], bool]] = field(default_factory=dict)
     # A question graded by training the student's model: the misconceptions (symptom classes)
     # after which the grader trains once more on a second draw of probes (another seed) and keeps
-    # the better run (autograder.grading.second_run) — an honest recipe that falls short for one
-    # seed in ten then fails two in a row one time in a hundred
+    # the better run (autograder.grading.second_run), up to three runs — an honest recipe that
+    # stalls for one seed in twenty then fails three in a row about once in 8,000
     second_run_on: tuple[str, ...] = ()
 
     def probes_for(self, student_id: str, assignment: Assignment) -> list[Probe]:
@@ -143,10 +143,11 @@ class Question:
             return [Probe((), "your parameters" if self.personal else "your answer", kwargs=params)]
         return list(self.probes(student_rng(student_id, assignment.name, self.grade_id)))
 
-    def second_run_probes(self, student_id: str, assignment: Assignment) -> list[Probe]:
-        """The probes of a second training run (``second_run_on``): drawn for this student too,
-        independent of the first."""
-        return list(self.probes(student_rng(student_id, assignment.name, f"{self.grade_id}\0second run")))
+    def second_run_probes(self, student_id: str, assignment: Assignment, run: int = 2) -> list[Probe]:
+        """The probes of a later training run (``second_run_on``; ``run`` 2 or 3): drawn for this
+        student too, each independent of the others."""
+        salt = "\0second run" if run == 2 else f"\0training run {run}"
+        return list(self.probes(student_rng(student_id, assignment.name, f"{self.grade_id}{salt}")))
 
     def expected(self, probe: Probe) -> Any:
         if not probe.args and not probe.kwargs:  # a fixed answer: compute it once per process

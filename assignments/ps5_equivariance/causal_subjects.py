@@ -6,20 +6,17 @@ from ``solutions.equivariance.is_causal``."""
 
 import numpy as np
 
-from autograder.authoring import FunctionSource, Probe
+from autograder.authoring import Probe
 
-from .subjects import ATTENTION_SOURCE, random_tokens
-
-
-def layer(name: str, body: str) -> FunctionSource:
-    """A layer ``name(X)`` with the given body, the shared attention beside it."""
-    return FunctionSource(ATTENTION_SOURCE + f"\n\ndef {name}(X):\n" + body, name)
-
+from .subjects import random_tokens
+from .subjects import subject as layer  # a layer computes in float64 too
 
 CAUSAL_SUBJECTS = {
     # causal: output t reads tokens 0 … t only
     "causal_attention": layer("causal_attention", "    return _attention(X, causal=True)\n"),
-    "positionwise_tanh": layer("positionwise_tanh", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3)\n"),
+    "positionwise_tanh": layer(
+        "positionwise_tanh", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3, dtype=X.dtype)\n"
+    ),
     "running_mean": layer(
         "running_mean",
         "    n = torch.arange(1, X.shape[-2] + 1, dtype=X.dtype)[:, None]\n    return X.cumsum(-2) / n\n",

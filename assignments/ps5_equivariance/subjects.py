@@ -13,15 +13,15 @@ ATTENTION_SOURCE = """
 def _attention(X, positions=None, causal=False, rope=False, queries=None, ahead=0, mask_after=False):
     g = torch.Generator().manual_seed(1234)
     d = X.shape[-1]
-    W = [torch.randn(d, d, generator=g) / d ** 0.5 for _ in range(3)]
-    H = X.float()
+    W = [torch.randn(d, d, generator=g).double() / d ** 0.5 for _ in range(3)]
+    H = X.double()
     if positions == "sinusoidal":
         pos = torch.arange(H.shape[-2]).float()[:, None]
         freq = 100.0 ** (-torch.arange(0, d, 2).float() / d)
         pe = torch.zeros(H.shape[-2], d)
         pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
         H = H + pe
-    q = (H if queries is None else queries(d)) @ W[0]
+    q = (H if queries is None else queries(d).double()) @ W[0]
     k, v = H @ W[1], H @ W[2]
     if rope:
         def rotate(x):
@@ -45,8 +45,12 @@ def _attention(X, positions=None, causal=False, rope=False, queries=None, ahead=
 
 
 def subject(name: str, body: str) -> FunctionSource:
-    """A subject function ``name(X)`` with the given body, the shared attention beside it."""
-    return FunctionSource(ATTENTION_SOURCE + f"\n\ndef {name}(X):\n" + body, name)
+    """A subject function ``name(X)`` with the given body, the shared attention beside it. It
+    computes in float64 (its input widened first): a function that is equivariant is then
+    equivariant to ~1e-13 on every processor, so no tester's verdict on it — the reference's,
+    a known-wrong one's, a student's — hangs on float32's summation order, which permuting the
+    tokens changes and which differs between processors' vector units."""
+    return FunctionSource(ATTENTION_SOURCE + f"\n\ndef {name}(X):\n    X = torch.as_tensor(X).double()\n" + body, name)
 
 
 SUBJECTS = {
@@ -54,7 +58,9 @@ SUBJECTS = {
     "attention_sinusoidal": subject("attention_sinusoidal", "    return _attention(X, positions='sinusoidal')\n"),
     "attention_causal": subject("attention_causal", "    return _attention(X, causal=True)\n"),
     "attention_rope": subject("attention_rope", "    return _attention(X, rope=True)\n"),
-    "tanh_projection": subject("tanh_projection", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3)\n"),
+    "tanh_projection": subject(
+        "tanh_projection", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3, dtype=X.dtype)\n"
+    ),
     "mean_pooled": subject("mean_pooled", "    return _attention(X).mean(-2, keepdim=True)\n"),
     "cross_attention_fixed_queries": subject(
         "cross_attention_fixed_queries",

@@ -125,17 +125,25 @@ def _noisy(truth, p, low, high, g):
 def _task_flaws(truth_fn, low, high):
     """The known-wrong answers of one task, by flaw, as functions with the reference's signature."""
 
-    def value(expected, generated, teacher_forced):
-        return {"generated": generated, "teacher_forced": teacher_forced, "_expected": expected}
+    def value(expected, generated, teacher_forced, trained=True):
+        return {"generated": generated, "teacher_forced": teacher_forced, "trained": trained, "_expected": expected}
 
-    def untrained(*args):
-        """The model was never (or hardly) trained: every token at chance."""
+    def at_chance(args, trained):
         e, g = truth_fn(*args), _rng(args[0], 1)
         return value(
             e,
             torch.randint(low, high, e["generated"].shape, generator=g),
             torch.randint(low, high, e["teacher_forced"].shape, generator=g),
+            trained,
         )
+
+    def untrained(*args):
+        """The model was never trained: its parameters did not change, every token at chance."""
+        return at_chance(args, trained=False)
+
+    def stalled(*args):
+        """Trained (its parameters changed) and stalled: every token still at chance."""
+        return at_chance(args, trained=True)
 
     def undertrained(*args):
         """Learned part of it: ~85 % of tokens right, too few whole sequences."""
@@ -156,6 +164,7 @@ def _task_flaws(truth_fn, low, high):
 
     return {
         "untrained": untrained,
+        "stalled": stalled,
         "undertrained": undertrained,
         "no_causal_mask": no_causal_mask,
         "unshifted_targets": unshifted_targets,
@@ -205,11 +214,18 @@ def _training_misconceptions(task, flaws, extra=()):
         ),
         Misconception(
             "untrained",
-            "Your model did not learn the task (its next-token predictions are at chance "
-            f"level): check that `{train}` really trains for its max_steps — the loss should fall — "
-            "that the optimizer steps on the model you return (zero_grad, backward, step), and the "
-            "learning rate (~1e-3).",
+            f"Your model was not trained: its parameters did not change while `{train}` ran. Check "
+            "that the optimizer steps on the model you return (zero_grad, backward, step) for its "
+            "max_steps, with a learning rate around 1e-3.",
             flaws["untrained"],
+        ),
+        Misconception(
+            "stalled",
+            f"Your model trained (its parameters changed while `{train}` ran) but its next-token "
+            "predictions stayed at chance level: the run stalled. Runs on other seeds drawn for you "
+            "are tried too; to make it steady, warm the learning rate up, decay it over max_steps, "
+            "clip gradients, and check that the loss falls within the first hundred steps.",
+            flaws["stalled"],
         ),
         Misconception(
             "undertrained",
@@ -232,7 +248,7 @@ QUESTIONS = [
         probes=copy_probes,
         compare=TaskAccuracy(threshold=0.97, chance_below=0.25, task="copy"),
         cpu_limit_s=COPY_CPU_S,
-        second_run_on=("undertrained",),
+        second_run_on=("undertrained", "stalled"),
         timeout_s=_wall_net(COPY_CPU_S),
         misconceptions=_training_misconceptions("copy", COPY_FLAWS),
     ),
@@ -245,7 +261,7 @@ QUESTIONS = [
         probes=addition_probes,
         compare=TaskAccuracy(threshold=0.90, chance_below=0.35, task="addition"),
         cpu_limit_s=ADDITION_CPU_S,
-        second_run_on=("undertrained",),
+        second_run_on=("undertrained", "stalled"),
         timeout_s=_wall_net(ADDITION_CPU_S),
         misconceptions=_training_misconceptions(
             "addition",

@@ -121,12 +121,13 @@ def noisy(truth, p, seed, salt):
     return torch.where(swap, torch.randint(0, SHIFT_VOCAB, truth.shape, generator=g), truth)
 
 
-def flaw(generated_p, teacher_p, salt):
+def flaw(generated_p, teacher_p, salt, trained=True):
     def wrong(*args):
         e = shift_truth(*args)
         return {
             "generated": noisy(e["generated"], generated_p, args[0], salt),
             "teacher_forced": noisy(e["teacher_forced"], teacher_p, args[0], salt + 1),
+            "trained": trained,
             "_expected": e,
         }
 
@@ -242,7 +243,7 @@ QUESTIONS = [
         depends_on=("relative_bias",),
         compare=TaskAccuracy(threshold=0.9, chance_below=0.3, task="shift"),
         cpu_limit_s=SHIFT_CPU_S,
-        second_run_on=("undertrained",),
+        second_run_on=("undertrained", "stalled"),
         timeout_s=3 * SHIFT_CPU_S + 60,
         misconceptions=(
             Misconception(
@@ -261,10 +262,18 @@ QUESTIONS = [
             ),
             Misconception(
                 "untrained",
-                "Your model did not learn the task (its predictions at length 8 are at chance): "
-                "check that train_shift steps the optimiser on the model it returns, for max_steps "
-                "steps, with a learning rate around 1e-2.",
-                flaw(0.9, 0.9, 1),
+                "Your model was not trained: its parameters did not change while train_shift ran. "
+                "Check that it steps the optimiser on the model it returns, for max_steps steps, with "
+                "a learning rate around 1e-2.",
+                flaw(0.9, 0.9, 1, trained=False),
+            ),
+            Misconception(
+                "stalled",
+                "Your model trained (its parameters changed while train_shift ran) but its "
+                "predictions at length 8 stayed at chance: the run stalled. Runs on other seeds drawn "
+                "for you are tried too; to make it steady, check that the loss falls within the first "
+                "hundred steps and use a learning rate around 1e-2.",
+                flaw(0.9, 0.9, 5),
             ),
             Misconception(
                 "undertrained",

@@ -1,29 +1,37 @@
-"""A second training run for a model that fell short by chance of its seed.
+"""More training runs for a model that fell short by chance of its seed.
 
 A question graded by training the student's model (PS6's copy and addition, PS7's shift task)
 hands the student's code a seed drawn for them. Training is stochastic: a sound recipe stalls
-for some seeds (the course's own copy recipe on one grader seed in 60; an independent student's
-addition recipe on one in four — ``assignments/ps6_build/training.py``). One unlucky seed must
-not cost an honest student the question, so after the verdicts every
-such question whose failure is a symptom it lists (``Question.second_run_on``, e.g.
-"undertrained": it learned part of the task) is asked once more in the sandbox with a second,
-independent draw of probes (``Question.second_run_probes``: another seed, other held-out inputs).
+for some seeds (the course's own copy recipe on about one grader seed in 25; an independent
+student's addition recipe on one in four — ``assignments/ps6_build/training.py``). One unlucky
+seed must not cost an honest student the question, so after the verdicts every such question
+whose failure is a symptom it lists (``Question.second_run_on``: "undertrained", it learned part
+of the task; "stalled", it trained — its parameters changed — yet stayed at chance) is asked
+again in the sandbox on an independent draw of probes (``Question.second_run_probes``: another
+seed, other held-out inputs), up to ``MAX_RUNS`` runs in all.
 
-**Policy** (stated in the notebooks and the README): the better of the two runs counts. The
-second passes: the question is passed, and the feedback says the first run fell short and why.
-It fails too: the first verdict stands, and its feedback adds that a second seed fell short as
-well — the recipe, not the seed, needs the change. A real mistake (no causal mask, unshifted
-targets, an untrained model) is not re-run: it fails on every seed, and a re-run would only
-double its cost. The verdict stays a function of the code and the student's id: both draws are.
+**Policy** (stated in the notebooks and the README): the best run counts. A later run passes:
+the question is passed, and the feedback says the earlier runs fell short and why. Every run
+fails: the first verdict stands, and its feedback adds that the other seeds fell short as well —
+the recipe, not the seed, needs the change. A real mistake (no causal mask, unshifted targets, a
+model whose parameters never changed while it trained) is not re-run: it fails on every seed,
+and a re-run would only multiply its cost. "Untrained" is decided from what the student's code
+did (the notebook's locked ``watched_training`` reports whether the returned model changed),
+never from accuracy alone. The verdict stays a function of the code and the student's id: every
+draw is.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from autograder.grading.runner import ask_again
 from autograder.judging.verdict import QuestionResult
 from autograder.spec import Assignment, Probe, Question
+
+MAX_RUNS = 3  # a recipe stalling on one seed in 20 then loses a question about once in 8,000
+_ORDINAL = {2: "second", 3: "third"}
 
 
 def to_rerun(assignment: Assignment, results: dict[str, QuestionResult]) -> list[Question]:
@@ -38,18 +46,21 @@ def to_rerun(assignment: Assignment, results: dict[str, QuestionResult]) -> list
     ]
 
 
-def better_of_two(first: QuestionResult, again: QuestionResult) -> QuestionResult:
-    """The verdict that counts once the second run is judged."""
+def better_of_two(first: QuestionResult, again: QuestionResult, run: int = 2) -> QuestionResult:
+    """The verdict that counts once run ``run`` (2, 3, …) is judged; ``first`` is the first run's."""
+    ordinal = _ORDINAL.get(run, f"{run}th")
     if again.status == "passed":
+        earlier = "The first run" if run == 2 else f"The first {run - 1} runs"
         return dataclasses.replace(
             again,
-            feedback="correct on a second training run, with another seed drawn for you. The first run "
-            f"fell short: {first.feedback} Your training depends on its seed: the better run counts "
+            feedback=f"correct on a {ordinal} training run, with another seed drawn for you. {earlier} "
+            f"fell short: {first.feedback} Your training depends on its seed: the best run counts "
             "here, but make it steadier.",
         )
+    others = "A second training run" if run == 2 else f"{run - 1} more training runs"
     return dataclasses.replace(
         first,
-        feedback=f"{first.feedback} (A second training run, with another seed drawn for you, fell short "
+        feedback=f"{first.feedback} ({others}, each with another seed drawn for you, fell short "
         "too: the recipe, not the seed, needs the change.)",
     )
 
@@ -57,13 +68,36 @@ def better_of_two(first: QuestionResult, again: QuestionResult) -> QuestionResul
 def apply_second_runs(
     worker, notebook, assignment: Assignment, student: str, results: dict[str, QuestionResult]
 ) -> float:
-    """Train once more where ``to_rerun`` says so; update ``results`` in place. Returns the
-    sandbox seconds the second run took (0 when there was none)."""
-    rerun = to_rerun(assignment, results)
-    if not rerun:
-        return 0.0
-    probes: dict[str, list[Probe]] = {q.grade_id: q.second_run_probes(student, assignment) for q in rerun}
-    again, seconds = ask_again(worker, notebook, assignment, rerun, probes, student)
-    for q in rerun:
-        results[q.grade_id] = better_of_two(results[q.grade_id], again[q.grade_id])
+    """Train again where ``to_rerun`` says so, in the sandbox; see ``train_again``."""
+
+    def ask(questions, probes):
+        return ask_again(worker, notebook, assignment, questions, probes, student)
+
+    return train_again(assignment, student, results, ask)
+
+
+def train_again(
+    assignment: Assignment,
+    student: str,
+    results: dict[str, QuestionResult],
+    ask: Callable[[list[Question], dict[str, list[Probe]]], tuple[dict[str, QuestionResult], float]],
+) -> float:
+    """The policy: train again where ``to_rerun`` says so, up to ``MAX_RUNS`` runs, asking
+    ``ask(questions, probes)`` for each later run's verdicts; update ``results`` in place. Returns
+    the seconds the extra runs took (0 when there was none). The grader asks the sandbox; the
+    seed sweep (``autograder.proving.training_sweep``) asks the instructor's own process."""
+    first = {q.grade_id: results[q.grade_id] for q in to_rerun(assignment, results)}
+    seconds, pending = 0.0, list(first)
+    for run in range(2, MAX_RUNS + 1):
+        rerun = [assignment.question(g) for g in pending]
+        if not rerun:
+            break
+        probes: dict[str, list[Probe]] = {q.grade_id: q.second_run_probes(student, assignment, run) for q in rerun}
+        again, took = ask(rerun, probes)
+        seconds += took
+        pending = []
+        for q in rerun:
+            results[q.grade_id] = better_of_two(first[q.grade_id], again[q.grade_id], run)
+            if again[q.grade_id].status == "failed" and again[q.grade_id].misconception in q.second_run_on:
+                pending.append(q.grade_id)  # fell short by chance once more: another seed
     return seconds

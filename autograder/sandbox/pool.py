@@ -70,7 +70,12 @@ def resolve_mode(mode: str) -> str:
 
 
 def _sandbox_env(threads: int) -> dict[str, str]:
+    # PyTorch's CPU kernels as the grader's own (``ATEN_CPU_CAPABILITY``, where a course pins it
+    # or a test computes as another processor would): the student's code and the reference then
+    # run on the same kernels
+    pinned = {k: os.environ[k] for k in ("ATEN_CPU_CAPABILITY",) if os.environ.get(k)}
     return {
+        **pinned,
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",
         "LANG": "C.UTF-8",

@@ -51,16 +51,13 @@ def ps7():
     return load_assignment("ps7_tasks")
 
 
-def _seeds(q, assignment, student):
-    return q.probes_for(student, assignment)[0].args[0], q.second_run_probes(student, assignment)[0].args[0]
-
-
-def _student(q, assignment, first_odd, second_odd):
-    for i in range(200):
-        first, second = _seeds(q, assignment, f"st{i}")
-        if (first % 2, second % 2) == (first_odd, second_odd):
+def _student(q, assignment, first_odd, later_odd):
+    """An id whose first seed is (not) odd, and whose later runs' seeds are all (not) odd."""
+    for i in range(2000):
+        seeds = _seeds_of_runs(q, assignment, f"st{i}")
+        if (seeds[0] % 2, seeds[1] % 2, seeds[2] % 2) == (first_odd, later_odd, later_odd):
             return f"st{i}"
-    raise AssertionError("no such student id among 200")
+    raise AssertionError("no such student id among 2000")
 
 
 def test_every_training_question_reruns_only_on_its_own_symptoms():
@@ -71,9 +68,9 @@ def test_every_training_question_reruns_only_on_its_own_symptoms():
                 assert set(q.second_run_on) <= {m.name for m in q.misconceptions}, q.grade_id
                 listed[q.grade_id] = q.second_run_on
     assert listed == {
-        "train_copy": ("undertrained",),
-        "train_addition": ("undertrained",),
-        "shift_generalises": ("undertrained",),
+        "train_copy": ("undertrained", "stalled"),
+        "train_addition": ("undertrained", "stalled"),
+        "shift_generalises": ("undertrained", "stalled"),
     }
 
 
@@ -81,6 +78,8 @@ def test_the_second_draw_is_the_students_own_and_independent(ps7):
     q = ps7.question("shift_generalises")
     first, second = q.probes_for("ada", ps7)[0], q.second_run_probes("ada", ps7)[0]
     assert first.args[0] != second.args[0] and not np.array_equal(first.args[2], second.args[2])
+    third = q.second_run_probes("ada", ps7, 3)[0]
+    assert len({first.args[0], second.args[0], third.args[0]}) == 3
     again = q.second_run_probes("ada", ps7)[0]
     assert again.args[0] == second.args[0] and np.array_equal(again.args[3], second.args[3])
     assert q.second_run_probes("bob", ps7)[0].args[0] != second.args[0]
@@ -97,8 +96,9 @@ def test_only_listed_symptoms_are_rerun(ps7):
         assert to_rerun(ps7, results) == [], mistake
     results["shift_generalises"] = res("timeout")
     assert to_rerun(ps7, results) == []
-    results["shift_generalises"] = res("failed", "undertrained")
-    assert [q.grade_id for q in to_rerun(ps7, results)] == ["shift_generalises"]
+    for chance in ("undertrained", "stalled"):
+        results["shift_generalises"] = res("failed", chance)
+        assert [q.grade_id for q in to_rerun(ps7, results)] == ["shift_generalises"]
 
 
 def test_the_better_of_two_runs_counts():
@@ -111,10 +111,10 @@ def test_the_better_of_two_runs_counts():
     assert lost.feedback.startswith(first.feedback) and "fell short too" in lost.feedback
 
 
-@pytest.mark.parametrize("second_odd", [False, True], ids=["second-seed-lucky", "second-seed-unlucky-too"])
+@pytest.mark.parametrize("second_odd", [False, True], ids=["second-seed-lucky", "later-seeds-unlucky-too"])
 def test_a_seed_sensitive_model_is_trained_again_in_the_sandbox(ps7, tmp_path, second_odd):
     q = ps7.question("shift_generalises")
-    student = _student(q, ps7, first_odd=True, second_odd=second_odd)
+    student = _student(q, ps7, first_odd=True, later_odd=second_odd)
     path = write_submission(tmp_path, student, ps7, make_notebook(ps7, {"shift_impl": SEED_SENSITIVE}))
     subset = dataclasses.replace(ps7, questions=[q])
     probes = {q.grade_id: q.probes_for(student, ps7)}
@@ -131,6 +131,54 @@ def test_a_seed_sensitive_model_is_trained_again_in_the_sandbox(ps7, tmp_path, s
     assert seconds > 0
     if second_odd:
         assert (verdict.status, verdict.score) == ("failed", 0.0) and "fell short too" in verdict.feedback
+        assert "2 more training runs" in verdict.feedback
     else:
         assert (verdict.status, verdict.score) == ("passed", verdict.max_score)
         assert "second training run" in verdict.feedback
+
+
+# the recipe above without the noise, stalled by construction on seeds divisible by 3: it trains
+# at lr 1e-7, so its parameters change and its predictions stay at chance — a stalled run that
+# does not depend on any processor's rounding
+STALLS_ON_SOME_SEEDS = SEED_SENSITIVE.replace("lr=1e-2", "lr=1e-7 if seed % 3 == 0 else 1e-2").replace(
+    "return _Unlucky(model, seed) if seed % 2 else model", "return model"
+)
+
+
+def _seeds_of_runs(q, assignment, student):
+    return [q.probes_for(student, assignment)[0].args[0]] + [
+        q.second_run_probes(student, assignment, run)[0].args[0] for run in (2, 3)
+    ]
+
+
+@pytest.mark.parametrize("stalled_runs", [1, 2, 3])
+def test_a_stalled_run_is_trained_again_up_to_three_runs(ps7, tmp_path, stalled_runs):
+    q = ps7.question("shift_generalises")
+    student = next(
+        f"st{i}"
+        for i in range(3000)
+        if [s % 3 == 0 for s in _seeds_of_runs(q, ps7, f"st{i}")][: stalled_runs + 1]
+        == [True] * stalled_runs + [False] * (stalled_runs < 3)
+    )
+    path = write_submission(tmp_path, student, ps7, make_notebook(ps7, {"shift_impl": STALLS_ON_SOME_SEEDS}))
+    subset = dataclasses.replace(ps7, questions=[q])
+    probes = {q.grade_id: q.probes_for(student, ps7)}
+    notebook = read_notebook(path)
+    worker = Worker(0, SandboxConfig())
+    try:
+        run = execute(worker, notebook, subset, probes, student)
+        results = {q.grade_id: judge(q, probes[q.grade_id], run.outcomes[q.grade_id])}
+        first = results[q.grade_id]
+        assert (first.status, first.misconception) == ("failed", "stalled"), first.feedback
+        apply_second_runs(worker, notebook, subset, student, results)
+    finally:
+        worker.stop()
+    verdict = results[q.grade_id]
+    if stalled_runs == 3:
+        assert (verdict.status, verdict.misconception) == ("failed", "stalled")
+        assert "2 more training runs" in verdict.feedback and "fell short too" in verdict.feedback
+    else:
+        assert (verdict.status, verdict.score) == ("passed", verdict.max_score), verdict.feedback
+        ordinal = {1: "second", 2: "third"}[stalled_runs]
+        assert verdict.feedback.startswith(f"correct on a {ordinal} training run"), verdict.feedback
+        assert "stalled" in verdict.feedback  # the first run's diagnosis is kept

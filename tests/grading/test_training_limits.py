@@ -191,10 +191,52 @@ def _judge_task(ps6, ns, task, student="flawed"):
 
 
 def test_an_untrained_model_gets_the_untrained_feedback(ps6):
+    """A loop that computes the loss but never steps the optimiser: the parameters the model ran
+    with are the ones it returns (the notebook's ``watched_training`` sees it), so the model was
+    not trained — not a stalled run, and not re-run."""
+    import torch
+
     ns = _notebook_namespace(ps6)
-    ns["train_copy"] = lambda seed, max_steps: ns["Seq2Seq"](ns["COPY_VOCAB"], d=64, n_heads=2, d_ff=128)
+
+    def train_copy(seed, max_steps):
+        torch.manual_seed(seed)
+        model = ns["Seq2Seq"](ns["COPY_VOCAB"], d=64, n_heads=2, d_ff=128)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        for _ in range(3):
+            src, tgt = ns["copy_data"](64)
+            logits = model(src, tgt[:, :-1])
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt[:, 1:].reshape(-1))
+            optimiser.zero_grad()
+            loss.backward()  # ... and no optimiser.step()
+        return model
+
+    ns["train_copy"] = train_copy
     res = _judge_task(ps6, ns, "copy")
     assert (res.status, res.misconception) == ("failed", "untrained"), res
+    assert "did not change" in res.feedback
+
+
+def test_a_model_that_trained_and_stalled_at_chance_is_stalled_not_untrained(ps6):
+    """Parameters that changed while training, predictions at chance: a stalled run, which the
+    policy trains again on another seed (``second_run_on``), never the untrained verdict."""
+    import torch
+
+    ns = _notebook_namespace(ps6)
+
+    def train_copy(seed, max_steps):
+        torch.manual_seed(seed)
+        model = ns["Seq2Seq"](ns["COPY_VOCAB"], d=64, n_heads=2, d_ff=128)
+        src, tgt = ns["copy_data"](2)
+        model(src, tgt[:, :-1])  # it runs ...
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(1e-3 * torch.randn_like(p))  # ... and changes, learning nothing
+        return model
+
+    ns["train_copy"] = train_copy
+    res = _judge_task(ps6, ns, "copy")
+    assert (res.status, res.misconception) == ("failed", "stalled"), res
+    assert "stalled" in ps6.question("train_copy").second_run_on
 
 
 def test_a_decoder_without_the_causal_mask_gets_its_feedback(ps6):

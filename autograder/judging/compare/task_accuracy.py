@@ -24,7 +24,8 @@ def _rate(hits: np.ndarray) -> float:
 class TaskAccuracy(Comparator):
     """Exact match of a trained model's greedy outputs on held-out inputs.
 
-    Returned value: {"generated": (n, L) ints, "teacher_forced": (m, L) ints}; expected: the
+    Returned value: {"generated": (n, L) ints, "teacher_forced": (m, L) ints, "trained": bool or
+    None (did the returned model's parameters change while it trained; None: not known)}; expected: the
     truth {"generated", "teacher_forced", "decoder_input", …} (the problem set's task reference). Passes when
     at least ``threshold`` of the n rows are generated exactly. A failing value is placed in a
     *symptom* class from both halves (the teacher-forced predictions say what the model learned,
@@ -58,6 +59,7 @@ class TaskAccuracy(Comparator):
             "echo": _rate(out["teacher_forced"] == np.asarray(expected["decoder_input"])),
             "reversed": _rate((gen[:, ::-1] == truth).all(1)),
         }
+        m["trained"] = got.get("trained")  # what the student's code did, not what it scored
         if "both_below_500" in expected:
             inside = np.asarray(expected["both_below_500"], dtype=bool)
             m["inside"], m["outside"] = _rate(rows[inside]), _rate(rows[~inside])
@@ -89,8 +91,8 @@ class TaskAccuracy(Comparator):
             return "document_range"
         if m["tf"] >= 0.9 and m["tokens"] <= m["tf"] - 0.2:  # right only while it sees the answer: a
             return "no_causal_mask"  # model generating as well as it predicts is merely short of training
-        if m["tf"] < self.chance_below:
-            return "untrained"
+        if m["tf"] < self.chance_below:  # at chance: never trained, or trained and stalled
+            return "untrained" if m["trained"] is False else "stalled"
         return "undertrained"
 
     def matches(self, got, expected) -> bool:
