@@ -71,7 +71,7 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
 
     if outcome.status in ("missing", "error", "timeout") and not outcome.results:
         return result(outcome.status, outcome.reason)
-    values, failures = [], []
+    values, failures, notes = [], [], []
     for index, (probe, item) in enumerate(zip(probes, outcome.results)):
         where = public_label(probe, index)
         if "timeout" in item:
@@ -95,8 +95,10 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         values.append(item)
         if not check.ok:
             failures.append(f"{where}: {check.message}")
+        elif check.message:  # passed, with a word for the student (a trained model near its bar)
+            notes.append(check.message)
     if not failures:
-        return result("passed", "correct")
+        return result("passed", "correct" + "".join(f" — {note}" for note in notes))
     mis = matching_misconception(question, probes, values)
     if mis is not None:
         return result("failed", mis.feedback, mis.name)

@@ -5,9 +5,9 @@ own recipes are graded in the sandbox on the seeds drawn for them and get the po
 PS6 (copy and addition, ~40 CPU-s a student): torch's ``nn.Transformer`` with OneCycle, and the
 notebook's recipe in the student's own classes and loop — both passed 20 grader seeds in 20 on
 their first run. A hand-written Post-LN model with the original paper's schedule is fragile
-(training.py's docstring): graded as student "s000", its first addition run stalls (57 % of sums)
-and the second run, on another seed drawn for that student, passes — the policy of
-``autograder.grading.second_run`` on a real student's code.
+(training.py's docstring): graded as student "s000" it passes under the policy of
+``autograder.grading.second_run`` (on this project's machines its first addition run stalls and
+its second passes; on another processor the first may pass).
 
 PS7 (shift_generalises, ~1 CPU-s a student; not marked slow): Adam in a plain loop, AdamW with
 warm-up, cosine decay and a plateau stop on batches of 32, and a functional ``torch.func`` loop
@@ -81,11 +81,18 @@ def test_independent_recipes_get_the_training_points(ps6_graded, student):
     assert {g: q["status"] for g, q in questions.items()} == {"train_copy": "passed", "train_addition": "passed"}, {
         g: q["feedback"][:200] for g, q in questions.items()
     }
-    assert all(q["feedback"] == "correct" for q in questions.values())  # on the first run
+    assert all(
+        q["feedback"].startswith("correct") and "training run" not in q["feedback"] for q in questions.values()
+    )  # on the first run
 
 
 @pytest.mark.slow
-def test_a_fragile_recipe_stalled_on_its_first_seed_passes_on_its_second(ps6_graded):
-    addition = ps6_graded["s000"]["questions"]["train_addition"]
-    assert addition["status"] == "passed", addition["feedback"][:300]
-    assert addition["feedback"].startswith("correct on a second training run")
+def test_a_fragile_recipe_passes_under_the_policy(ps6_graded):
+    """The hand-written Post-LN student (graded as "s000"): on this project's machines its first
+    addition run stalled (57 % of sums) and its second passed; on another processor its first
+    may pass. Either way the policy (up to three runs, ``autograder.grading.second_run``) gives
+    the points — the policy itself is tested by construction in tests/grading/test_second_run.py,
+    on runs made to stall, not on one processor's rounding."""
+    for gid, q in ps6_graded["s000"]["questions"].items():
+        assert q["status"] == "passed", (gid, q["feedback"][:300])
+        assert q["feedback"].startswith("correct"), q["feedback"][:300]

@@ -111,11 +111,9 @@ def test_the_better_of_two_runs_counts():
     assert lost.feedback.startswith(first.feedback) and "fell short too" in lost.feedback
 
 
-@pytest.mark.parametrize("second_odd", [False, True], ids=["second-seed-lucky", "later-seeds-unlucky-too"])
-def test_a_seed_sensitive_model_is_trained_again_in_the_sandbox(ps7, tmp_path, second_odd):
-    q = ps7.question("shift_generalises")
-    student = _student(q, ps7, first_odd=True, later_odd=second_odd)
-    path = write_submission(tmp_path, student, ps7, make_notebook(ps7, {"shift_impl": SEED_SENSITIVE}))
+def _graded_in_the_sandbox(ps7, q, student, cell, tmp_path):
+    """(the first run's verdict, the verdict under the policy, the extra runs' seconds)."""
+    path = write_submission(tmp_path, student, ps7, make_notebook(ps7, {"shift_impl": cell}))
     subset = dataclasses.replace(ps7, questions=[q])
     probes = {q.grade_id: q.probes_for(student, ps7)}
     notebook = read_notebook(path)
@@ -123,11 +121,19 @@ def test_a_seed_sensitive_model_is_trained_again_in_the_sandbox(ps7, tmp_path, s
     try:
         run = execute(worker, notebook, subset, probes, student)
         results = {q.grade_id: judge(q, probes[q.grade_id], run.outcomes[q.grade_id])}
-        assert (results[q.grade_id].status, results[q.grade_id].misconception) == ("failed", "undertrained")
+        first = results[q.grade_id]
         seconds = apply_second_runs(worker, notebook, subset, student, results)
     finally:
         worker.stop()
-    verdict = results[q.grade_id]
+    return first, results[q.grade_id], seconds
+
+
+@pytest.mark.parametrize("second_odd", [False, True], ids=["second-seed-lucky", "later-seeds-unlucky-too"])
+def test_a_seed_sensitive_model_is_trained_again_in_the_sandbox(ps7, tmp_path, second_odd):
+    q = ps7.question("shift_generalises")
+    student = _student(q, ps7, first_odd=True, later_odd=second_odd)
+    first, verdict, seconds = _graded_in_the_sandbox(ps7, q, student, SEED_SENSITIVE, tmp_path)
+    assert (first.status, first.misconception) == ("failed", "undertrained")
     assert seconds > 0
     if second_odd:
         assert (verdict.status, verdict.score) == ("failed", 0.0) and "fell short too" in verdict.feedback
@@ -160,20 +166,8 @@ def test_a_stalled_run_is_trained_again_up_to_three_runs(ps7, tmp_path, stalled_
         if [s % 3 == 0 for s in _seeds_of_runs(q, ps7, f"st{i}")][: stalled_runs + 1]
         == [True] * stalled_runs + [False] * (stalled_runs < 3)
     )
-    path = write_submission(tmp_path, student, ps7, make_notebook(ps7, {"shift_impl": STALLS_ON_SOME_SEEDS}))
-    subset = dataclasses.replace(ps7, questions=[q])
-    probes = {q.grade_id: q.probes_for(student, ps7)}
-    notebook = read_notebook(path)
-    worker = Worker(0, SandboxConfig())
-    try:
-        run = execute(worker, notebook, subset, probes, student)
-        results = {q.grade_id: judge(q, probes[q.grade_id], run.outcomes[q.grade_id])}
-        first = results[q.grade_id]
-        assert (first.status, first.misconception) == ("failed", "stalled"), first.feedback
-        apply_second_runs(worker, notebook, subset, student, results)
-    finally:
-        worker.stop()
-    verdict = results[q.grade_id]
+    first, verdict, _ = _graded_in_the_sandbox(ps7, q, student, STALLS_ON_SOME_SEEDS, tmp_path)
+    assert (first.status, first.misconception) == ("failed", "stalled"), first.feedback
     if stalled_runs == 3:
         assert (verdict.status, verdict.misconception) == ("failed", "stalled")
         assert "2 more training runs" in verdict.feedback and "fell short too" in verdict.feedback
@@ -182,3 +176,23 @@ def test_a_stalled_run_is_trained_again_up_to_three_runs(ps7, tmp_path, stalled_
         ordinal = {1: "second", 2: "third"}[stalled_runs]
         assert verdict.feedback.startswith(f"correct on a {ordinal} training run"), verdict.feedback
         assert "stalled" in verdict.feedback  # the first run's diagnosis is kept
+
+
+def test_a_pass_near_the_bar_says_so_and_a_clear_pass_does_not():
+    from autograder.judging.outcome import Outcome
+
+    ps6 = load_assignment("ps6_build")
+    q = ps6.question("train_copy")
+    probes = q.probes_for("ada", ps6)
+    truth = q.expected(probes[0])
+
+    def handed_in(rows_wrong):
+        generated = np.array(truth["generated"])
+        generated[:rows_wrong, 0] = (generated[:rows_wrong, 0] % 19) + 1  # another symbol
+        return {"generated": generated, "teacher_forced": np.array(truth["teacher_forced"]), "trained": True}
+
+    n = len(truth["generated"])
+    near = judge(q, probes, Outcome("returned", [{"value": handed_in(int(0.02 * n))}]))  # 98 %, bar 97 %
+    assert near.status == "passed" and "near the bar" in near.feedback, near.feedback
+    clear = judge(q, probes, Outcome("returned", [{"value": handed_in(0)}]))
+    assert (clear.status, clear.feedback) == ("passed", "correct")

@@ -20,6 +20,9 @@ def _rate(hits: np.ndarray) -> float:
     return float(hits.mean()) if hits.size else 0.0
 
 
+NEAR_THE_BAR = 0.02  # a pass by less than this many examples in 100 is told it is near the bar
+
+
 @dataclass(frozen=True)
 class TaskAccuracy(Comparator):
     """Exact match of a trained model's greedy outputs on held-out inputs.
@@ -69,9 +72,16 @@ class TaskAccuracy(Comparator):
         m = self.measure(got, expected)
         if isinstance(m, str):
             return Check(False, m)
-        if m["exact"] >= self.threshold:
-            return Check(True)
         n = len(np.asarray(expected["generated"]))
+        if m["exact"] >= self.threshold:
+            if m["exact"] < self.threshold + NEAR_THE_BAR:
+                return Check(
+                    True,
+                    f"but near the bar: {100 * m['exact']:.1f} % of your {n} held-out examples were "
+                    f"generated exactly (at least {100 * self.threshold:g} % needed); another seed may "
+                    "fall short, so make your training steadier",
+                )
+            return Check(True)
         return Check(
             False,
             f"{100 * m['exact']:.1f} % of your {n} held-out examples were generated exactly "
