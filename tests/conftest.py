@@ -24,3 +24,27 @@ def demo_results(ps1, tmp_path_factory):
     root = tmp_path_factory.mktemp("demo")
     make_samples(root / "in")
     return grade_cohort(ps1, collect_folder(root / "in", ps1), root / "out", workers=2, progress=False)
+
+
+# Files whose tests take a minute or more, run first: `./dev test` hands whole files to its
+# workers in this order, so the long ones start early and the short ones fill in at the end
+# (collected last, they would leave one worker running alone for minutes).
+LONG_FIRST = (
+    "tests/proving/test_selftest.py",
+    "tests/grading/test_training_determinism.py",
+    "tests/assignments/test_training_students.py",
+    "tests/system/test_student_image.py",
+    "tests/system/test_installed_kit.py",
+    "tests/system/test_course_final_grades.py",
+    "tests/system/test_nbgrader_flow.py",
+    "tests/proving/test_feedback_leaks.py",
+    "tests/assignments/test_student_cohort.py",
+    "tests/releasing/test_capabilities.py",
+    "tests/serve/test_serve_on_dask.py",
+    "tests/cli/test_bench_on_dask.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {path: i for i, path in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

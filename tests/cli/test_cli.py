@@ -52,7 +52,9 @@ def test_grade_writes_every_export(tmp_path):
 
 
 def test_release_check_and_selftest_exit_codes():
-    r = autograder("release", "--check")
+    # one problem set: tests/releasing/test_capabilities.py checks every release, under each
+    # processor capability
+    r = autograder("release", "--check", "ps1")
     assert r.returncode == 0 and "up to date" in r.stdout
     r = autograder("selftest", "ps1")
     assert r.returncode == 0, r.stdout + r.stderr
