@@ -26,8 +26,8 @@ and one seed pair (82 %, 89 %) still costs the question. Hence the later runs
 (``second_run_on``: up to three, ``autograder.grading.second_run``) and the notebook's advice to
 try five seeds. A run at chance whose parameters changed ("stalled": the notebook's locked
 ``watched_training`` reports it) is re-run too; "untrained" means the parameters never changed.
-Copy's bar stays 97 %: the three students passed 59 first runs in 60 (the recipe one stalled once at 35 %) and 60 with the
-second.
+Copy's bar stays 97 %: the three students passed 59 first runs in 60 (the recipe one stalled
+once at 35 %) and 60 with the second.
 Document 001's models (2–3 layers, d 128–256) learn the same tasks more slowly per CPU-second; a
 single layer keeps what the question teaches (attention copies by position; carries are learned)
 at a third of the cost.
