@@ -1,6 +1,18 @@
+import os
+
 import pytest
 
-from autograder.spec import list_assignments, load_assignment
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `./dev test` runs a worker per core: each worker's torch (and what it starts) on one
+    # thread, as the sandbox is — several multi-threaded torch processes on two cores spin
+    # against each other and a test that takes 40 s alone takes 200
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    import torch
+
+    torch.set_num_threads(1)
+
+from autograder.spec import list_assignments, load_assignment  # noqa: E402
 
 
 def problem_set_params():
