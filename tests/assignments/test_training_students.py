@@ -96,3 +96,20 @@ def test_a_fragile_recipe_passes_under_the_policy(ps6_graded):
     for gid, q in ps6_graded["s000"]["questions"].items():
         assert q["status"] == "passed", (gid, q["feedback"][:300])
         assert q["feedback"].startswith("correct"), q["feedback"][:300]
+
+
+# Student ids under which the notebook's own recipe (the instructor's solution) fell short on its
+# first train_copy run on this project's machines — s076 stalled at chance, s054 learned part of
+# it — found by `python -m autograder.proving.training_sweep ps6 --questions train_copy`.
+FIRST_RUN_FELL_SHORT_HERE = ("s076", "s054")
+
+
+@pytest.mark.slow
+def test_the_notebooks_recipe_passes_for_ids_whose_first_run_fell_short(tmp_path):
+    """Graded in the sandbox as the grader would: the points, on whatever run (on another
+    processor the first may pass; the policy is what is asserted, not the rounding)."""
+    ps6 = load_assignment("ps6_build")
+    graded = _grade(ps6, ("train_copy",), {s: {} for s in FIRST_RUN_FELL_SHORT_HERE}, tmp_path)
+    for student in FIRST_RUN_FELL_SHORT_HERE:
+        copy = graded[student]["questions"]["train_copy"]
+        assert copy["status"] == "passed" and copy["feedback"].startswith("correct"), (student, copy["feedback"][:300])
