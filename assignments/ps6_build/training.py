@@ -223,10 +223,10 @@ def _training_misconceptions(task, flaws, extra=()):
         ),
         Misconception(
             "stalled",
-            f"Your model trained (its parameters changed while `{train}` ran) but its next-token "
-            "predictions stayed at chance level: the run stalled. Runs on other seeds drawn for you "
-            "are tried too; to make it steady, warm the learning rate up, decay it over max_steps, "
-            "clip gradients, and check that the loss falls within the first hundred steps.",
+            f"Your model's next-token predictions stayed at chance level after `{train}` ran: "
+            "the run stalled. Runs on other seeds drawn for you are tried too; "
+            "to make it steady, warm the learning rate up, decay it over max_steps, clip gradients, "
+            "and check that the loss falls within the first hundred steps.",
             flaws["stalled"],
         ),
         Misconception(

@@ -269,10 +269,10 @@ QUESTIONS = [
             ),
             Misconception(
                 "stalled",
-                "Your model trained (its parameters changed while train_shift ran) but its "
-                "predictions at length 8 stayed at chance: the run stalled. Runs on other seeds drawn "
-                "for you are tried too; to make it steady, check that the loss falls within the first "
-                "hundred steps and use a learning rate around 1e-2.",
+                "Your model's predictions at length 8 stayed at chance after train_shift ran: "
+                "the run stalled. Runs on other seeds drawn for you are tried "
+                "too; to make it steady, check that the loss falls within the first hundred steps and "
+                "use a learning rate around 1e-2.",
                 flaw(0.9, 0.9, 5),
             ),
             Misconception(
