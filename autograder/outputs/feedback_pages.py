@@ -18,10 +18,25 @@ from autograder.outputs.exports import question_titles, record_notes
 from autograder.outputs.templating import render
 from autograder.spec import Assignment
 
+NOT_GRADED = "not graded: see the flag above"
 
-def feedback_page(assignment: Assignment, student: str, rec: dict, *, final: bool = False) -> str:
+
+def flag_text(rec: dict) -> str:
+    """What a flagged record's reader is told first: why the notebook was not graded."""
+    reason = rec.get("flag_reason") or rec.get("error") or ""
+    if rec.get("flag") == "unreadable":
+        return f"the file handed in could not be read as a notebook ({reason})."
+    if rec.get("flag") == "wrong_assignment":
+        return f"it is not this problem set's notebook: {reason}."
+    return f"flagged {rec.get('flag')}: {reason}." if rec.get("flag") else ""
+
+
+def feedback_page(
+    assignment: Assignment, student: str, rec: dict, *, final: bool = False, handin: dict | None = None
+) -> str:
     """The page of one student's record (a results.json entry, a final record, or the service's
-    student view)."""
+    student view): a flag first, then the questions, the notes, and with ``handin`` (the grading
+    service's, autograder/serve/pages.py) which hand-in this is and the way back to the others."""
     titles = dict(question_titles(assignment)) | {h.grade_id: h.title for h in hand_graded(assignment)}
     order = list(titles)
     rows = [
@@ -32,6 +47,12 @@ def feedback_page(assignment: Assignment, student: str, rec: dict, *, final: boo
     ]
     graded = [row for row in rows if row.get("status") != PENDING]
     pending = [row for row in rows if row.get("status") == PENDING]
+    flag = flag_text(rec)
+    notes = ([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec)
+    if flag:  # said once, first: not again under the notes
+        said = {rec.get("error"), rec.get("flag_reason")}
+        notes = [n for n in notes if n not in said and not n.startswith(("flagged ", "another assignment's notebook"))]
+        graded, pending = graded + [dict(row, status="not graded", feedback=NOT_GRADED) for row in pending], []
     return render(
         "feedback.html",
         title=f"{assignment.name} — {'final grade' if final else 'feedback'} for {student}",
@@ -41,7 +62,9 @@ def feedback_page(assignment: Assignment, student: str, rec: dict, *, final: boo
         graded=graded,
         pending=pending,
         pending_points=sum(q["max_score"] for q in pending),
-        notes=([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec),
+        notes=notes,
+        flag=flag,
+        handin=handin,
     )
 
 

@@ -266,7 +266,9 @@ class Feedback:
             return self.finish(pages.not_graded(job))
         from autograder.outputs.feedback_pages import feedback_page
 
-        self.finish(feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result)))
+        later = sum(1 for j in self.engine.journal.of_student(job.student) if j.ps == job.ps and j.id > job.id)
+        note = pages.handin_note(job, self.base, later)
+        self.finish(feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result), handin=note))
 
 
 class Instructors(ApiLogin):

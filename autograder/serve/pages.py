@@ -29,7 +29,30 @@ def home(user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instruc
         instructor=instructor,
         rate=rate,
         when=_when,
+        policy=HANDIN_POLICY,
     )
+
+
+HANDIN_POLICY = (
+    "Your latest hand-in of this problem set counts, whether it came through nbgrader "
+    "(the Assignments tab's Submit, `nbgrader submit`) or through the upload form of the grading service; "
+    "hidden inputs, not only the notebook's examples, are graded."
+)
+
+
+def handin_note(job, base: str, later: int = 0) -> dict:
+    """What a feedback page says about the hand-in it belongs to: when, which one counts
+    (``later``: how many submissions of the same problem set came after it), the way back."""
+    from autograder.serve.exchange import route
+
+    return {
+        "submission": job.id,
+        "received": _when(job.received),
+        "route": route(job.origin),
+        "later": later,
+        "policy": HANDIN_POLICY,
+        "link": base,
+    }
 
 
 def not_graded(job) -> str:

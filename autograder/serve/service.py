@@ -28,11 +28,14 @@ def _split(values) -> list[str]:
     return [v.strip() for item in (values or []) for v in item.split(",") if v.strip()]
 
 
-def _start_engine(args):
+def _start_engine(args, prefix: str = "/"):
     """The warm workers for the problem sets served, started: from here the service owns the
-    state folder (its lock and each problem set's store)."""
+    state folder (its lock and each problem set's store). With ``--exchange`` every upload is
+    filed as an nbgrader submission and feedback is published where ``nbgrader fetch_feedback``
+    looks (autograder/serve/exchange.py's HandIn); pages link back to ``prefix``."""
     from autograder.sandbox.pool import SandboxConfig
     from autograder.serve.engine import Engine
+    from autograder.serve.exchange import HandIn, inbound_folder
     from autograder.serve.ratelimit import parse_rate
     from autograder.spec import list_assignments, load_assignment
 
@@ -51,6 +54,8 @@ def _start_engine(args):
         db=args.db,
         course_id=args.course_id,
         scheduler=args.scheduler,
+        handin=HandIn(inbound_folder(Path(args.exchange), args.course_id)) if args.exchange else None,
+        service_url=prefix if prefix.endswith("/") else prefix + "/",
     )
     engine.start()
     return engine
@@ -97,12 +102,12 @@ async def serve(args) -> None:
             tokens = load_tokens(Path(args.tokens))
         except ValueError as exc:
             raise ServeConfigError(f"--tokens {exc}") from None
-    engine = _start_engine(args)
     if mode == "hub":
         url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))
         ip, port, prefix = url.hostname or args.ip, url.port or args.port, os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     else:
         ip, port, prefix = args.ip, args.port, args.prefix
+    engine = _start_engine(args, prefix)
     policy = Policy(_split(args.instructors), _split(args.instructor_group))
     app = make_app(engine, mode=mode, policy=policy, prefix=prefix, tokens=tokens)
     loop = IOLoop.current()

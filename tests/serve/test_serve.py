@@ -337,7 +337,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
             timeout=300,
         )
         assert r.returncode == 0, r.stdout + r.stderr
-        (inbound,) = (exchange / course / "inbound").iterdir()
+        (inbound,) = (exchange / course / "inbound").glob("cat+*")
         assert inbound.name.startswith(f"cat+{ps1.name}+")
         (job,) = wait_until(
             lambda: service.request("GET", "/api/submissions", "cat")[1], 120, "the exchange submission to be queued"
@@ -347,6 +347,41 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "cat.json").read_text())
         assert stored["record"]["submitted_at"] == (inbound / "timestamp.txt").read_text().strip()
         assert inbound.is_dir()  # left for `nbgrader collect`
+        # ... and its feedback is where the Assignments tab's Fetch Feedback looks for it
+        r = subprocess.run(
+            [str(BIN / "nbgrader"), "fetch_feedback", ps1.name, "--student", "cat"],
+            cwd=student,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        (fetched,) = (student / ps1.name / "feedback").glob(f"*/{Path(ps1.notebook).stem}.html")
+        page = fetched.read_text()
+        assert "feedback for cat" in page and "through nbgrader submit" in page and "latest hand-in" in page
+        assert 'href="/"' in page  # back to the service's page of all submissions
+
+        # every upload was filed as an nbgrader submission too: one hand-in of record, collected
+        filed = sorted(p.name.split("+")[0] for p in (exchange / course / "inbound").iterdir())
+        assert filed == ["amy", "amy", "ben", "cat", "prof"], filed  # never the refused ones
+        (amy_folder, _) = sorted((exchange / course / "inbound").glob("amy+*"))
+        assert {p.name for p in amy_folder.iterdir()} == {ps1.notebook, "timestamp.txt", "submission_secret.txt"}
+        status, page = service.request("GET", f"/feedback/{amy['id']}", "amy")
+        assert "through the service&#39;s upload" in page["text"] and "this submission no longer counts" in page["text"]
+        course_dir = tmp_path / "course"
+        course_dir.mkdir()
+        (course_dir / "nbgrader_config.py").write_text((student / "nbgrader_config.py").read_text())
+        r = subprocess.run(
+            [str(BIN / "nbgrader"), "collect", ps1.name], cwd=course_dir, env=env, capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        from autograder.intake.collect import collect_folder
+
+        collected = {s.student: s for s in collect_folder(course_dir / "submitted", ps1)}
+        assert sorted(collected) == ["amy", "ben", "cat", "prof"]  # what `autograder grade` grades
+        latest = (amy_folder.parent / sorted(p.name for p in amy_folder.parent.glob("amy+*"))[-1]) / "timestamp.txt"
+        assert (collected["amy"].notebook.parent / "timestamp.txt").read_text() == latest.read_text()
     finally:
         assert service.stop() == 0, service.log()[-3000:]
     assert "stopping" in service.log()
@@ -365,6 +400,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         ("not json", "not JSON"),
         ('["a list"]', "expected a JSON object {token: user name}"),
         (None, "cannot read the token file"),
+        ('{"0123456789abcdef": "../../../tmp/x"}', "user '../../../tmp/x' holds a path"),
     ],
 )
 def test_a_bad_token_file_is_one_line_and_exit_2(tmp_path, content, reason):
