@@ -328,15 +328,12 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
             f"c = get_config()\nc.CourseDirectory.course_id = {course!r}\nc.Exchange.root = {str(exchange)!r}\n"
         )
         env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(student)}
-        r = subprocess.run(
-            [str(BIN / "nbgrader"), "submit", ps1.name, "--student", "cat"],
-            cwd=student,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert r.returncode == 0, r.stdout + r.stderr
+
+        def nbgrader(*args, cwd=student):
+            r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=cwd, env=env, capture_output=True, text=True)
+            assert r.returncode == 0, r.stdout + r.stderr
+
+        nbgrader("submit", ps1.name, "--student", "cat")
         (inbound,) = (exchange / course / "inbound").glob("cat+*")
         assert inbound.name.startswith(f"cat+{ps1.name}+")
         (job,) = wait_until(
@@ -348,15 +345,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         assert stored["record"]["submitted_at"] == (inbound / "timestamp.txt").read_text().strip()
         assert inbound.is_dir()  # left for `nbgrader collect`
         # ... and its feedback is where the Assignments tab's Fetch Feedback looks for it
-        r = subprocess.run(
-            [str(BIN / "nbgrader"), "fetch_feedback", ps1.name, "--student", "cat"],
-            cwd=student,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert r.returncode == 0, r.stdout + r.stderr
+        nbgrader("fetch_feedback", ps1.name, "--student", "cat")
         (fetched,) = (student / ps1.name / "feedback").glob(f"*/{Path(ps1.notebook).stem}.html")
         page = fetched.read_text()
         assert "feedback for cat" in page and "through nbgrader submit" in page and "latest hand-in" in page
@@ -372,10 +361,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         course_dir = tmp_path / "course"
         course_dir.mkdir()
         (course_dir / "nbgrader_config.py").write_text((student / "nbgrader_config.py").read_text())
-        r = subprocess.run(
-            [str(BIN / "nbgrader"), "collect", ps1.name], cwd=course_dir, env=env, capture_output=True, text=True
-        )
-        assert r.returncode == 0, r.stdout + r.stderr
+        nbgrader("collect", ps1.name, cwd=course_dir)
         from autograder.intake.collect import collect_folder
 
         collected = {s.student: s for s in collect_folder(course_dir / "submitted", ps1)}
