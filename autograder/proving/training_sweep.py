@@ -28,15 +28,17 @@ _NS: dict = {}
 _ASSIGNMENT = None
 
 
-def _load_namespace(assignment, cells: dict[str, str]) -> dict:
-    """The notebook's code cells executed here, as the grader's kernel would (GRADING is True)."""
+def notebook_namespace(assignment, cells: dict[str, str] | None = None) -> dict:
+    """The notebook's code cells executed here, as the grader's kernel would (GRADING is True).
+
+    Trusted code only (the instructor's notebook, or a test's cells): it runs in this process.
+    """
     import nbformat
     import torch
 
     from autograder.releasing.sample_submissions import make_notebook
 
     torch.set_num_threads(1)
-    os.environ.setdefault("AUTOGRADER_STUDENT_ID", "sweep")
     nb = make_notebook(assignment, cells) if cells else nbformat.read(assignment.source_dir / assignment.notebook, 4)
     ns = {"__name__": "__main__"}
     for cell in nb.cells:
@@ -49,10 +51,11 @@ def _init(name: str, cells: dict[str, str], course: str | None) -> None:
     global _ASSIGNMENT, _NS
     if course:
         os.environ["AUTOGRADER_COURSE"] = course
+    os.environ.setdefault("AUTOGRADER_STUDENT_ID", "sweep")
     from autograder.spec import load_assignment
 
     _ASSIGNMENT = load_assignment(name)
-    _NS = _load_namespace(_ASSIGNMENT, cells)
+    _NS = notebook_namespace(_ASSIGNMENT, cells)
 
 
 def _ask(questions, probes):
