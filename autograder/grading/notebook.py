@@ -35,6 +35,7 @@ class StudentNotebook:
     grade_ids: list[str]  # nbgrader grade_ids seen, in order (duplicates kept)
     sources: dict[str, str]  # grade_id -> source of the last cell carrying it
     released_as: str | None = None  # the problem set the release stamped in its metadata
+    foreign_kernel: str | None = None  # the kernelspec's name and language where it is not Python
 
 
 def _nbgrader_meta(cell: dict) -> dict:
@@ -69,7 +70,19 @@ def read_notebook(path: Path) -> StudentNotebook:
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
     tag = nb.get("metadata", {}).get("autograder") if isinstance(nb.get("metadata"), dict) else None
     released_as = tag.get("assignment") if isinstance(tag, dict) and isinstance(tag.get("assignment"), str) else None
-    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as)
+    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as, _foreign_kernel(nb.get("metadata")))
+
+
+def _foreign_kernel(metadata) -> str | None:
+    """``"R (r)"`` for a notebook whose kernelspec (or language_info) says another language."""
+    if not isinstance(metadata, dict):
+        return None
+    spec = metadata.get("kernelspec") if isinstance(metadata.get("kernelspec"), dict) else {}
+    info = metadata.get("language_info") if isinstance(metadata.get("language_info"), dict) else {}
+    language = str(spec.get("language") or info.get("name") or "")
+    if not language or language.lower() in ("python", "python3", "ipython"):
+        return None
+    return f"{spec.get('display_name') or spec.get('name') or language} ({language})"
 
 
 def parse_notebook(data: bytes, name: str = "the upload"):

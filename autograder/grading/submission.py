@@ -72,6 +72,8 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             record["flags"] = [f"another assignment's notebook: {foreign}"]
         if nb is not None:
             flags = integrity_flags(nb, _released(assignment))
+            if nb.foreign_kernel:  # the course's sandbox runs Python whatever the notebook says
+                flags.append(f"the notebook's kernel is {nb.foreign_kernel}, not Python: it was run as Python")
             if flags:
                 record["flags"] = flags
             probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
