@@ -45,10 +45,11 @@ def feedback_page(
             rec["questions"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
         )
     ]
+    shared = said_once(rows)
     graded = [row for row in rows if row.get("status") != PENDING]
     pending = [row for row in rows if row.get("status") == PENDING]
     flag = flag_text(rec)
-    notes = ([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec)
+    notes = shared + ([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec)
     if flag:  # said once, first: not again under the notes
         said = {rec.get("error"), rec.get("flag_reason")}
         notes = [n for n in notes if n not in said and not n.startswith(("flagged ", "another assignment's notebook"))]
@@ -66,6 +67,23 @@ def feedback_page(
         flag=flag,
         handin=handin,
     )
+
+
+def said_once(rows: list[dict]) -> list[str]:
+    """A context several questions' feedback ends with (a blank notebook's "— still `raise
+    NotImplementedError()` in: …" list, a failed cell) is cut from each and returned once, as a note."""
+    ends: dict[str, int] = {}
+    for row in rows:
+        text = row.get("feedback") or ""
+        cut = min((i for i in (text.find(" — "), text.find(" (")) if i > 0), default=-1)
+        if cut > 0:
+            ends[text[cut:]] = ends.get(text[cut:], 0) + 1
+    shared = [end for end, n in ends.items() if n > 1 and len(end) > 30]
+    for row in rows:
+        for end in shared:
+            if (row.get("feedback") or "").endswith(end):
+                row["feedback"] = row["feedback"][: -len(end)] + " (see the note below)"
+    return [f"for each question marked “see the note below”: {end.strip(' —()')}" for end in shared]
 
 
 def write_feedback_pages(assignment: Assignment, results: dict, folder: Path) -> None:

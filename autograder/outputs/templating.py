@@ -7,9 +7,14 @@ templates share one stylesheet, inlined by ``base.html``: each page is still one
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import jinja2
+import markupsafe
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
 def _number(value: float) -> str:
@@ -20,6 +25,14 @@ def _number(value: float) -> str:
 def _fixed(value: float | None, digits: int) -> str:
     """A statistic to ``digits`` places, or — where it is undefined."""
     return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _inline_markdown(text) -> markupsafe.Markup:
+    """Feedback and graders' comments as Markdown writes them inline: `code` and **bold**; the
+    text is escaped first, so nothing a student or grader wrote becomes HTML."""
+    escaped = str(markupsafe.escape(text))
+    escaped = _CODE.sub(r"<code>\1</code>", escaped)
+    return markupsafe.Markup(_BOLD.sub(r"<b>\1</b>", escaped))
 
 
 @cache
@@ -35,6 +48,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["g"] = _number
     env.filters["fixed"] = _fixed
+    env.filters["md"] = _inline_markdown
     return env
 
 
