@@ -345,7 +345,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         assert stored["record"]["submitted_at"] == (inbound / "timestamp.txt").read_text().strip()
         assert inbound.is_dir()  # left for `nbgrader collect`
         # ... and its feedback is where the Assignments tab's Fetch Feedback looks for it
-        nbgrader("fetch_feedback", ps1.name, "--student", "cat")
+        fetch_feedback(student, exchange, course, ps1.name, "cat")
         (fetched,) = (student / ps1.name / "feedback").glob(f"*/{Path(ps1.notebook).stem}.html")
         page = fetched.read_text()
         assert "feedback for cat" in page and "through nbgrader submit" in page and "latest hand-in" in page
@@ -368,6 +368,20 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
     with Gradebook(db, course) as gb:
         scores = {s.student.id: s.score for s in gb.assignment_submissions(ps1.name)}
     assert scores["amy"] == scores["cat"] == ps1.max_score and scores["ben"] < ps1.max_score
+
+
+def fetch_feedback(home: Path, exchange: Path, course: str, assignment: str, student: str) -> None:
+    """`nbgrader fetch_feedback` (the Assignments tab's Fetch Feedback), in this process."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import ExchangeFetchFeedback
+    from traitlets.config import Config
+
+    c = Config()
+    c.CourseDirectory.update(course_id=course, assignment_id=assignment, student_id=student, root=str(home))
+    c.Exchange.update(root=str(exchange), cache=str(home / ".local/share/jupyter/nbgrader_cache"))
+    c.Exchange.assignment_dir = str(home)
+    ExchangeFetchFeedback(coursedir=CourseDirectory(config=c), authenticator=Authenticator(config=c), config=c).start()
 
 
 @pytest.mark.parametrize(
