@@ -78,7 +78,7 @@ class Engine:
         self.n_workers, self.sandbox = max(1, workers), sandbox or SandboxConfig()
         self.db, self.course_id, self.log = db, course_id, log
         self.scheduler = scheduler  # a Dask scheduler: grading is handed to its workers
-        # nbgrader's exchange (autograder.serve.exchange.HandIn): uploads filed as submissions,
+        # nbgrader's exchange (autograder.serve.handin.HandIn): uploads filed as submissions,
         # feedback where `nbgrader fetch_feedback` finds it; the pages link back to service_url
         self.handin, self.service_url = handin, service_url
         self._cluster = None

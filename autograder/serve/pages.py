@@ -12,6 +12,7 @@ import datetime as _dt
 import json
 
 from autograder.outputs.templating import render
+from autograder.serve.handin import route
 
 
 def _when(t: float | None) -> str:
@@ -43,8 +44,6 @@ HANDIN_POLICY = (
 def handin_note(job, base: str, later: int = 0) -> dict:
     """What a feedback page says about the hand-in it belongs to: when, which one counts
     (``later``: how many submissions of the same problem set came after it), the way back."""
-    from autograder.serve.exchange import route
-
     return {
         "submission": job.id,
         "received": _when(job.received),

@@ -32,10 +32,11 @@ def _start_engine(args, prefix: str = "/"):
     """The warm workers for the problem sets served, started: from here the service owns the
     state folder (its lock and each problem set's store). With ``--exchange`` every upload is
     filed as an nbgrader submission and feedback is published where ``nbgrader fetch_feedback``
-    looks (autograder/serve/exchange.py's HandIn); pages link back to ``prefix``."""
+    looks (autograder/serve/handin.py); pages link back to ``prefix``."""
     from autograder.sandbox.pool import SandboxConfig
     from autograder.serve.engine import Engine
-    from autograder.serve.exchange import HandIn, inbound_folder
+    from autograder.serve.exchange import inbound_folder
+    from autograder.serve.handin import HandIn
     from autograder.serve.ratelimit import parse_rate
     from autograder.spec import list_assignments, load_assignment
 
