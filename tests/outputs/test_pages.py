@@ -118,3 +118,6 @@ def test_feedback_markdown_is_rendered_and_repeated_context_said_once(ps1):
     flagged |= {"flag_reason": f"x.ipynb is the ps3_rope notebook, not {ps1.name}'s", "error": "x"}
     page = feedback_page(ps1, "amy", flagged)
     assert page.index("ps3_rope notebook") < page.index("Score:") and page.count("ps3_rope") == 1
+    from autograder.serve.engine import student_view  # the service's page shows the flag too
+
+    assert student_view(flagged)["flag"] == "wrong_assignment" and "ps3_rope" in student_view(flagged)["flag_reason"]
