@@ -20,6 +20,8 @@ def _when(t: float | None) -> str:
 
 
 def home(user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instructor: bool, rate: str) -> str:
+    """The student's page; ``jobs`` newest first (the journal's order): each problem set's first
+    is the hand-in that counts, and is marked so."""
     return render(
         "serve_home.html",
         title=f"Grading — {user}",
@@ -31,6 +33,7 @@ def home(user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instruc
         rate=rate,
         when=_when,
         policy=HANDIN_POLICY,
+        counting={next(j.id for j in jobs if j.ps == ps) for ps in {j.ps for j in jobs}},
     )
 
 

@@ -85,6 +85,7 @@ def test_service_pages_escape_the_user_and_keep_the_upload_form():
     form = re.search(r'<form method="post" action="([^"]+)".*?name="_xsrf" value="([^"]+)"', home)
     assert form.groups() == ("/services/autograder/api/submit/ps1?wait=10&amp;redirect=1", "token")
     assert 'href="/services/autograder/feedback/7"' in home and "3 / 4" in home
+    assert "(counts: your latest)" in home and "latest hand-in of this problem set counts" in home
     queue = pages.instructor({"served": 1}, [], [job], "/services/autograder/")
     _escaped(queue)
     refused = SimpleNamespace(id=8, ps="ps1", state="refused", error=SCRIPT)
