@@ -37,3 +37,19 @@ def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outco
         except Exception as exc:  # noqa: BLE001
             results.append({"error": f"{type(exc).__name__}: {exc}"})
     return Outcome("returned", results)
+
+
+def passes_every_probe(question: Question, probes: list[Probe], wrong) -> bool:
+    """Whether ``judge`` would pass ``wrong`` on ``probes`` (every probe returns a value that the
+    question's comparator accepts), stopping at the first probe it fails: the mutation analysis
+    asks only this, and needs neither the other probes nor a diagnosis."""
+    from autograder.spec import as_args
+
+    for p in probes:
+        try:
+            value = as_handed_in(wrong(*as_args(p.args, question.args_as), **p.kwargs))
+        except Exception:  # noqa: BLE001 - an error on a probe fails it, as in judge
+            return False
+        if not question.compare(value, question.expected(p)).ok:
+            return False
+    return True
