@@ -25,7 +25,8 @@ def as_handed_in(value):
 
 
 def known_wrong_outcome(question: Question, probes: list[Probe], wrong) -> Outcome:
-    """What the sandbox would report for a student who wrote ``wrong``: values, or the error
+    """What the sandbox would report for a student who wrote ``wrong`` (any trusted function in
+    this process: a known-wrong answer, a mutant, a swept notebook's answer): values, or the error
     it raised on a probe (as the harness describes it: "Type: message")."""
     from autograder.judging.outcome import Outcome
     from autograder.spec import as_args

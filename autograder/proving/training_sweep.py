@@ -60,19 +60,13 @@ def _init(name: str, cells: dict[str, str], course: str | None) -> None:
 
 def _ask(questions, probes):
     """One training run per question, in this process: the verdicts and the CPU-seconds."""
-    from autograder.judging.outcome import Outcome
+    from autograder.judging.instructor_answers import known_wrong_outcome
     from autograder.judging.verdict import judge
-    from autograder.spec import as_args, to_plain
 
     verdicts, start = {}, time.process_time()
     for q in questions:
-        outcomes = []
-        for probe in probes[q.grade_id]:
-            try:
-                outcomes.append({"value": to_plain(_NS[q.answer](*as_args(probe.args, q.args_as)))})
-            except Exception as exc:  # noqa: BLE001 - the student's code raised: judged as the grader would
-                outcomes.append({"error": f"{type(exc).__name__}: {exc}"})
-        verdicts[q.grade_id] = judge(q, probes[q.grade_id], Outcome("returned", outcomes))
+        answer = _NS[q.answer]
+        verdicts[q.grade_id] = judge(q, probes[q.grade_id], known_wrong_outcome(q, probes[q.grade_id], answer))
     return verdicts, time.process_time() - start
 
 
