@@ -15,7 +15,8 @@ the proxy and the Hub's OAuth, and:
 * one hand-in of record (issue 34): carol hands in with `nbgrader submit` and reads the kit's
   feedback through `nbgrader fetch_feedback` (the Assignments tab's Fetch Feedback); alice's upload
   through the service's form is an nbgrader submission that `nbgrader collect` takes and
-  `autograder grade`'s intake reads; Chromium screenshots of alice's and carol's feedback pages.
+  `autograder grade`'s intake reads (nbgrader's own exchange classes, run in-process: the CLIs'
+  interpreter starts cost seconds); Chromium screenshots of alice's and carol's feedback pages.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from pathlib import Path
 
 import pytest
 from test_formgrader import chromium_or_skip
-from test_nbgrader_flow import nbgrader, write_config
 
 from autograder.serve.bench import free_port
 from autograder.spec import REPO_ROOT
@@ -171,6 +171,24 @@ def multipart(fields: dict[str, str], filename: str, content: bytes) -> tuple[by
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
+def exchange_step(step: str, home: Path, exchange: Path, assignment: str, **course) -> None:
+    """What `nbgrader submit`, `fetch_feedback` or `collect` (the Assignments tab's buttons, the
+    instructor's command) run: nbgrader's exchange class, here in this process."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import default
+    from traitlets.config import Config
+
+    from autograder.releasing.stages import alembic_on_path
+
+    alembic_on_path()  # collect creates the course's gradebook, which runs alembic
+    c = Config()
+    c.CourseDirectory.update(course_id=COURSE, assignment_id=assignment, root=str(home), **course)
+    c.Exchange.update(root=str(exchange), cache=str(home / "nbgrader_cache"), assignment_dir=str(home))
+    coursedir = CourseDirectory(config=c)
+    getattr(default, step)(coursedir=coursedir, authenticator=Authenticator(config=c), config=c).start()
+
+
 def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub, ps1, tmp_path):
     import nbformat
 
@@ -261,14 +279,12 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     carol = tmp_path / "carol"
     (carol / ps1.name).mkdir(parents=True)
     (carol / ps1.name / ps1.notebook).write_bytes(notebook)
-    write_config(carol, CourseDirectory__course_id=COURSE, Exchange__root=str(exchange))
-    env = {**os.environ, "HOME": str(carol), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    nbgrader("submit", ps1.name, "--student", "carol", cwd=carol, env=env)
+    exchange_step("ExchangeSubmit", carol, exchange, ps1.name, student_id="carol")
     deadline = time.monotonic() + 120
     while len(list((exchange / COURSE / "feedback").glob("*.html"))) < 3:  # alice's, bob's and carol's
         assert time.monotonic() < deadline, f"no feedback published for carol:\n{hub_log()}"
         time.sleep(0.2)
-    nbgrader("fetch_feedback", ps1.name, "--student", "carol", cwd=carol, env=env)
+    exchange_step("ExchangeFetchFeedback", carol, exchange, ps1.name, student_id="carol")
     (fetched,) = (carol / ps1.name / "feedback").glob("*/*.html")
     mine = fetched.read_text()
     assert "feedback for carol" in mine and f"/ {ps1.max_score:g}" in mine and "latest hand-in" in mine
@@ -277,8 +293,7 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     # alice's upload through the form is an nbgrader submission too: collected, then graded
     course_dir = tmp_path / "course"
     course_dir.mkdir()
-    write_config(course_dir, CourseDirectory__course_id=COURSE, Exchange__root=str(exchange))
-    nbgrader("collect", ps1.name, cwd=course_dir, env=env)
+    exchange_step("ExchangeCollect", course_dir, exchange, ps1.name)
     collected = {sub.student: sub for sub in collect_folder(course_dir / "submitted", ps1)}
     assert {"alice", "bob", "carol"} <= set(collected) and collected["alice"].notebook.read_bytes() == notebook
 
