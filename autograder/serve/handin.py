@@ -37,6 +37,14 @@ class HandIn:
         self.inbound = Path(inbound)
         self.feedback = self.inbound.parent / "feedback"
 
+    def ensure_feedback_folder(self) -> None:
+        """``<course>/feedback/`` (0711, as ``release_feedback`` makes it: a student reads only the
+        file they can name): made at start-up too, so *Fetch Feedback* before the first result
+        finds nothing rather than failing with "Assignment not found"."""
+        self.feedback.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(self.feedback, 0o711)
+
     def file(self, student: str, ps: str, notebook_name: str, data: bytes, received: float) -> tuple[str, Path, str]:
         """Write the submission's folder, all but ``timestamp.txt`` (see :meth:`complete`):
         (the journal's origin, the folder, nbgrader's timestamp)."""
@@ -67,9 +75,7 @@ class HandIn:
         except OSError:
             return None
         digest = hashlib.md5(secret.encode() + Path(notebook_name).stem.encode()).hexdigest()
-        self.feedback.mkdir(exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.chmod(self.feedback, 0o711)  # as release_feedback: a student reads only the file they can name
+        self.ensure_feedback_folder()
         path = self.feedback / f"{digest}.html"
         path.write_text(page, encoding="utf-8")
         with contextlib.suppress(OSError):

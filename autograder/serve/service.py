@@ -44,6 +44,12 @@ def _start_engine(args, prefix: str = "/"):
         rate = parse_rate(args.rate)
     except ValueError as exc:
         raise ServeConfigError(str(exc)) from None
+    handin = HandIn(inbound_folder(Path(args.exchange), args.course_id)) if args.exchange else None
+    if handin is not None:
+        try:
+            handin.ensure_feedback_folder()
+        except OSError as exc:  # the exchange may come later (mounted, made by nbgrader): say so, go on
+            print(f"serve: cannot make {handin.feedback} yet ({exc.strerror})", file=sys.stderr, flush=True)
     engine = Engine(
         [load_assignment(n) for n in (args.problem_sets or list_assignments())],
         Path(args.out),
@@ -55,7 +61,7 @@ def _start_engine(args, prefix: str = "/"):
         db=args.db,
         course_id=args.course_id,
         scheduler=args.scheduler,
-        handin=HandIn(inbound_folder(Path(args.exchange), args.course_id)) if args.exchange else None,
+        handin=handin,
         service_url=prefix if prefix.endswith("/") else prefix + "/",
     )
     engine.start()
