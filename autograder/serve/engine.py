@@ -209,10 +209,15 @@ class Engine:
                 except OSError as exc:
                     raise Refused(503, f"the exchange cannot take the submission now ({exc.strerror})", 30.0) from None
                 filed = (folder, stamp)
-            path = self.journal.spool_notebook(assignment.notebook, data, received, stamp)
-            job = self.journal.add(student, name, path, received, origin or f"http:{path.parent.name}")
-            if job is None:
-                raise Refused(409, f"{origin} was already received")
+            try:
+                path = self.journal.spool_notebook(assignment.notebook, data, received, stamp)
+                job = self.journal.add(student, name, path, received, origin or f"http:{path.parent.name}")
+                if job is None:
+                    raise Refused(409, f"{origin} was already received")
+            except BaseException:
+                if filed:  # never a folder without timestamp.txt left for `nbgrader collect`
+                    self.handin.withdraw(filed[0])
+                raise
             if filed:
                 self.handin.complete(*filed)
             self.queue.push(job.id, student, force=True)

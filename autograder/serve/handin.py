@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shutil
 from pathlib import Path
 
 UPLOAD_MARK = "upload-"  # starts the random part of the folder name of a submission the service filed
@@ -54,9 +55,18 @@ class HandIn:
         random = UPLOAD_MARK + base64.urlsafe_b64encode(os.urandom(9)).decode("ascii")
         folder = self.inbound / f"{student}+{ps}+{stamp}+{random}"
         folder.mkdir(mode=0o777)
-        (folder / notebook_name).write_bytes(data)
-        (folder / "submission_secret.txt").write_text(secrets.token_hex(64), encoding="utf-8")
+        try:
+            (folder / notebook_name).write_bytes(data)
+            (folder / "submission_secret.txt").write_text(secrets.token_hex(64), encoding="utf-8")
+        except BaseException:
+            self.withdraw(folder)
+            raise
         return f"exchange:{folder.name}", folder, stamp
+
+    @staticmethod
+    def withdraw(folder: Path) -> None:
+        """A folder filed for a submission that was not taken after all: removed."""
+        shutil.rmtree(folder, ignore_errors=True)
 
     @staticmethod
     def complete(folder: Path, stamp: str) -> None:

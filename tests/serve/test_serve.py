@@ -136,6 +136,26 @@ def test_fair_queue_bounds():
     assert len(q) == 4
 
 
+def test_an_upload_is_filed_as_nbgrader_files_a_submission(tmp_path):
+    from nbgrader.utils import notebook_hash
+
+    from autograder.serve.handin import HandIn, route
+
+    handin = HandIn(tmp_path / "inbound")
+    handin.inbound.mkdir()
+    origin, folder, stamp = handin.file("amy", "ps1_attention", "ps1_attention.ipynb", b"{}", 1.7e9)
+    assert not (folder / "timestamp.txt").exists()  # incomplete until the journal holds it
+    handin.complete(folder, stamp)
+    assert folder.name.startswith("amy+ps1_attention+2023-11-14 22:13:20.000000 UTC+upload-")
+    assert route(origin) == "the service's upload" and route("exchange:amy+ps1+t+AbC") == "nbgrader submit"
+    page = handin.publish_feedback(origin, "ps1_attention.ipynb", "<p>page</p>")
+    secret = (folder / "submission_secret.txt").read_text()
+    assert page.name == notebook_hash(secret=secret, notebook_id="ps1_attention") + ".html"  # what fetch reads
+    _, other, _ = handin.file("amy", "ps1_attention", "ps1_attention.ipynb", b"{}", 1.7e9 + 1)
+    handin.withdraw(other)
+    assert sorted(p.name for p in handin.inbound.iterdir()) == [folder.name]
+
+
 def test_rate_limit_sliding_window(tmp_path):
     assert parse_rate("10/h") == (10, 3600.0) and parse_rate("3/min") == (3, 60.0)
     assert parse_rate("5/30m") == (5, 1800.0) and parse_rate("0")[0] == 0
