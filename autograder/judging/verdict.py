@@ -111,7 +111,7 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
                     f"`{question.answer}` is not implemented yet: replace the "
                     "release's `raise NotImplementedError()` with your code",
                 )
-            raised = f"`{question.answer}` on {where} raised {item['error']}"
+            raised = f"`{question.answer}` on {where} raised {item['error'].rstrip(': ')}"  # "AssertionError: "
             mis = matching_misconception(question, probes, outcome.results[: len(probes)])
             if mis is not None:  # a known mistake that crashes (an index past the table, …)
                 return result("error", f"{mis.feedback} ({raised})", mis.name)
