@@ -16,6 +16,7 @@ feedback, and its ``QUESTIONS``:
 * ``parser_tokens``  part 3, the parser task's linearisation, token ids and 001's mapping bug
 * ``length``         part 4, length generalisation: 001's digit limit and padding mask, a clipped relative bias,
                      training at length 8 and testing at length 32 (graded by training)
+* ``length_schemes`` part 4 (e), the five position schemes trained at length 8 and tested at 32
 
 Points come from the notebook's grade cells. The notebook's one training run (part 4) takes
 about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest recipes.
@@ -23,11 +24,18 @@ about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest re
 
 from autograder.authoring import Assignment
 
-from . import bpe, length, loss, loss_examples, parser_tokens
+from . import bpe, length, length_schemes, loss, loss_examples, parser_tokens
 
 ASSIGNMENT = Assignment(
     name="ps7_tasks",
     notebook="ps7_tasks.ipynb",
-    questions=[*bpe.QUESTIONS, *loss.QUESTIONS, *loss_examples.QUESTIONS, *parser_tokens.QUESTIONS, *length.QUESTIONS],
+    questions=[
+        *bpe.QUESTIONS,
+        *loss.QUESTIONS,
+        *loss_examples.QUESTIONS,
+        *parser_tokens.QUESTIONS,
+        *length.QUESTIONS,
+        *length_schemes.QUESTIONS,
+    ],
     cpu_s=200,
 )

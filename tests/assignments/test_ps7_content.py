@@ -302,3 +302,27 @@ def test_document_001s_other_worked_losses_are_its_printed_values_when_misread()
     assert all(math.isfinite(v) and v > 0 for v in truth)
     for m in PS7.question("example_losses_001").misconceptions:
         assert not PS7.question("example_losses_001").compare(m.wrong(), truth).ok, m.name
+
+
+def test_every_arm_of_the_length_experiment_lands_in_its_stated_outcome():
+    """shift_outcomes' answer is measured, not assumed: the notebook's ShiftModel with each of the
+    five schemes, trained by the reference train_shift on one seed (the sweep in issue 35's note
+    covers seeds 0-49), lands in the outcome the question states, with a margin."""
+    from assignments.ps7_tasks.length_schemes import BOTH, NEITHER, SHORT_ONLY
+
+    ns = _notebook_namespace()
+    torch.set_num_threads(1)
+    tokens = {t: torch.randint(0, ns["SHIFT_VOCAB"], (200, t), generator=torch.Generator().manual_seed(t)) for t in (8, 32)}
+
+    def right(model, t):
+        try:
+            with torch.no_grad():
+                return (model(tokens[t]).argmax(-1)[:, 1:] == tokens[t][:, :-1]).all(-1).float().mean().item()
+        except IndexError:  # the learned table has no row for position 8
+            return 0.0
+
+    for scheme, outcome in PS7.question("shift_outcomes").reference().items():
+        model = ns["train_shift"](3, ns["SHIFT_STEPS"], scheme)
+        at_8, at_32 = right(model, 8), right(model, 32)
+        assert (at_8 >= 0.97) == (outcome in (BOTH, SHORT_ONLY)) and (at_8 <= 0.1) == (outcome == NEITHER), (scheme, at_8)
+        assert (at_32 >= 0.97) == (outcome == BOTH) and (outcome == BOTH or at_32 <= 0.6), (scheme, at_32)
