@@ -3,7 +3,8 @@ feedback (the same page ``autograder grade`` writes), the instructors' queue vie
 refusal (403, 404, 413, 429, ...) for a browser.
 
 Rendered from ``templates/pages/serve_*.html`` (autoescaped, the kit's stylesheet inlined: the
-service has no static route).
+service has no static route). A student's pages are in their language (``lang``: the browser's
+Accept-Language, then the course's; ``app.BaseHandler.language``); the instructors' in English.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
+from autograder.i18n import Message, say
 from autograder.outputs.templating import render
 
 
@@ -18,10 +20,13 @@ def _when(t: float | None) -> str:
     return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S") if t else ""
 
 
-def home(user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instructor: bool, rate: str) -> str:
+def home(
+    user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instructor: bool, rate: str, lang: str = "en"
+) -> str:
     return render(
         "serve_home.html",
-        title=f"Grading — {user}",
+        lang=lang,
+        title=say(Message("Grading — {user}", user=user), lang),
         problem_sets=problem_sets,
         jobs=jobs,
         base=base,
@@ -32,10 +37,11 @@ def home(user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instruc
     )
 
 
-def not_graded(job) -> str:
+def not_graded(job, lang: str = "en") -> str:
     return render(
         "serve_submission.html",
-        title=f"{job.ps} — submission {job.id}",
+        lang=lang,
+        title=say(Message("{ps} — submission {id}", ps=job.ps, id=job.id), lang),
         job=job,
         waiting=job.state in ("queued", "running"),
     )
@@ -57,10 +63,11 @@ def instructor(stats: dict, queued, recent, base: str, results: int | None = Non
     )
 
 
-def error(status: int, reason: str, message: str, base: str, retry_after: int | None) -> str:
+def error(status: int, reason: str, message: str, base: str, retry_after: int | None, lang: str = "en") -> str:
     """A refusal as a browser shows it (the API answers the same refusal as JSON)."""
     return render(
         "serve_error.html",
+        lang=lang,
         title=f"{status} {reason}",
         message=message,
         base=base,
