@@ -15,7 +15,6 @@ Catalogues are gettext ``.po`` files in ``autograder/i18n/locale/<lang>/LC_MESSA
 beside each is compiled with Babel the first time it is needed (``catalogue.py``).
 """
 
-from autograder.i18n.catalogue import translate
 from autograder.i18n.language import (
     LANGUAGES,
     RTL_LANGUAGES,
@@ -23,7 +22,7 @@ from autograder.i18n.language import (
     from_accept_language,
     text_direction,
 )
-from autograder.i18n.message import N_, Message, say
+from autograder.i18n.message import N_, Message, say, translate
 
 __all__ = [
     "LANGUAGES",

@@ -35,8 +35,9 @@ def po_path(locale_dir: Path, lang: str, domain: str) -> Path:
 def read_po(path: Path):
     from babel.messages.pofile import read_po as babel_read_po
 
+    lang = path.parent.parent.name if path.parent.name == "LC_MESSAGES" else None
     with open(path, "rb") as f:
-        return babel_read_po(f, locale=path.parent.parent.name, domain=path.stem)
+        return babel_read_po(f, locale=lang, domain=path.stem)
 
 
 def compile_po(path: Path) -> bytes:
@@ -105,11 +106,3 @@ def translations(lang: str, domain: str | None = None) -> gettext.NullTranslatio
 
 def gettext_for(lang: str, domain: str | None = None) -> Callable[[str], str]:
     return translations(normalise(lang) or SOURCE_LANGUAGE, domain).gettext
-
-
-def translate(message_id: str, lang: str, domain: str | None = None, **args) -> str:
-    """``message_id`` (the English, named placeholders) in ``lang``, its placeholders filled:
-    ``translate("Score set by a grader (the autograder gave {points}).", "de", points=3)``."""
-    from autograder.i18n.message import Message, say
-
-    return say(Message(message_id, domain, **args), lang)

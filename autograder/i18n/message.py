@@ -16,6 +16,8 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from autograder.i18n.catalogue import gettext_for
+
 _FIELDS = string.Formatter()
 PROBLEM_SET = "problem-set"  # the domain of a text written in a problem set: the one being shown
 
@@ -81,8 +83,6 @@ def say(message: Message | dict | str, lang: str, problem_set: str | None = None
     """``message`` in ``lang``: a Message, its stored form (results.json's ``message``) or a plain
     string (said as it is: text the engine has not made a message of). ``problem_set``: whose
     catalogue the texts written in a problem set come from (domain PROBLEM_SET)."""
-    from autograder.i18n.catalogue import gettext_for
-
     if isinstance(message, dict):
         message = Message.from_json(message)
     if not isinstance(message, Message):
@@ -96,3 +96,9 @@ def say(message: Message | dict | str, lang: str, problem_set: str | None = None
         return text.format_map(args) if args else text
     except (KeyError, IndexError, ValueError):  # a broken translation: the English says it right
         return message.msgid.format_map(args) if args else message.msgid
+
+
+def translate(message_id: str, lang: str, domain: str | None = None, **args) -> str:
+    """``message_id`` (the English, named placeholders) in ``lang``, its placeholders filled:
+    ``translate("Score set by a grader (the autograder gave {points}).", "de", points=3)``."""
+    return say(Message(message_id, domain, **args), lang)

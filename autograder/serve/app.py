@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tornado import httputil, web
 from tornado.ioloop import IOLoop
 
-from autograder.i18n import N_, choose_language, from_accept_language, translate
+from autograder.i18n import N_, choose_language, from_accept_language
 from autograder.serve import pages
 from autograder.serve.auth import Policy, auth_mixin, oauth_callback_handler
 from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine, Refused
@@ -159,9 +159,7 @@ class Base(web.RequestHandler):
             self.set_header("Retry-After", str(retry_after))
         if self.wants_html():
             self.set_header("Content-Type", "text/html; charset=UTF-8")
-            lang = self.language()
-            shown = translate(message, lang)  # a refusal marked N_() has a translation; others are said as they are
-            return self.finish(pages.error(status_code, self._reason, shown, self.base, retry_after, lang))
+            return self.finish(pages.error(status_code, self._reason, message, self.base, retry_after, self.language()))
         self.set_header("Content-Type", "application/json")
         body = {"error": message, "status": status_code}
         if retry_after is not None:

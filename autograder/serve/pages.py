@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from autograder.i18n import Message, say
+from autograder.i18n import Message, say, translate
 from autograder.outputs.templating import render
 
 
@@ -64,12 +64,13 @@ def instructor(stats: dict, queued, recent, base: str, results: int | None = Non
 
 
 def error(status: int, reason: str, message: str, base: str, retry_after: int | None, lang: str = "en") -> str:
-    """A refusal as a browser shows it (the API answers the same refusal as JSON)."""
+    """A refusal as a browser shows it (the API answers the same refusal as JSON); a refusal
+    marked ``N_()`` where it is raised is said in ``lang``, others as they are."""
     return render(
         "serve_error.html",
         lang=lang,
         title=f"{status} {reason}",
-        message=message,
+        message=translate(message, lang),
         base=base,
         retry_after=retry_after,
     )
