@@ -5,8 +5,8 @@ kept (a translation may reorder ``{question}`` and ``{factor}``, never drop, add
 * the engine's catalogues (``autograder/i18n/locale/<lang>/LC_MESSAGES/autograder.po``) against
   the messages its source uses (``extract.engine_messages``);
 * a problem set's (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) against the texts it writes for
-  students (``problem_set_messages``), when it has a ``locale/`` folder: a set without one is
-  English only, said by ``untranslated_problem_sets``.
+  students (``problem_set_messages``), each language it has a catalogue for; the languages it
+  has none for (its texts said in English there) are ``missing_problem_set_languages``.
 """
 
 from __future__ import annotations
@@ -61,13 +61,22 @@ def problem_set_messages(assignment) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def problem_set_problems(assignment, languages: Iterable[str] = TRANSLATED) -> list[str]:
-    locale = assignment.source_dir / "locale"
-    if not locale.is_dir():
-        return []
+def problem_set_languages(assignment) -> list[str]:
+    """The languages a problem set has catalogues for (English, the source, needs none)."""
+    return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
+
+
+def problem_set_problems(assignment) -> list[str]:
+    """Every catalogue the problem set has, complete; a language it has none for is said in
+    English (``missing_problem_set_languages``)."""
     messages = problem_set_messages(assignment)
-    return [p for lang in languages for p in catalogue_problems(po_path(locale, lang, assignment.name), messages)]
+    locale = assignment.source_dir / "locale"
+    return [
+        p
+        for lang in problem_set_languages(assignment)
+        for p in catalogue_problems(po_path(locale, lang, assignment.name), messages)
+    ]
 
 
-def untranslated_problem_sets(assignments) -> list[str]:
-    return [a.name for a in assignments if not (a.source_dir / "locale").is_dir()]
+def missing_problem_set_languages(assignment) -> list[str]:
+    return [lang for lang in TRANSLATED if lang not in problem_set_languages(assignment)]

@@ -63,12 +63,34 @@ def update_catalogue(path: Path, messages: dict[str, list[str]], header: str = "
         write_po(f, catalog, width=100, omit_header=False, sort_output=False, no_location=True)
 
 
-def main() -> int:
+def update_problem_set(assignment, languages) -> Path:
+    """Write the problem set's catalogues (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) for
+    ``languages``: its titles and misconception feedback, translations already there kept."""
+    from autograder.i18n.completeness import problem_set_messages
+
+    locale = assignment.source_dir / "locale"
+    messages = {m: [] for m in problem_set_messages(assignment)}
+    for lang in languages:
+        update_catalogue(po_path(locale, lang, assignment.name), messages)
+    return locale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograder.i18n.extract [PS[:lang,lang]...]``: the engine's catalogues, and the
+    named problem sets' (their existing languages, or those named)."""
     messages = engine_messages()
     for lang in LANGUAGES:
         if lang != SOURCE_LANGUAGE:
             update_catalogue(po_path(ENGINE_LOCALE, lang, ENGINE_DOMAIN), messages)
     print(f"{len(messages)} messages in {ENGINE_LOCALE}", file=sys.stderr)
+    from autograder.i18n.completeness import problem_set_languages
+    from autograder.spec import load_assignment
+
+    for arg in sys.argv[1:] if argv is None else argv:
+        name, _, langs = arg.partition(":")
+        assignment = load_assignment(name)
+        chosen = langs.split(",") if langs else problem_set_languages(assignment)
+        print(f"{assignment.name}: {', '.join(chosen)} in {update_problem_set(assignment, chosen)}", file=sys.stderr)
     return 0
 
 

@@ -8,9 +8,17 @@ import shutil
 
 from babel.messages.pofile import write_po
 
+from autograder.i18n import Message, say
 from autograder.i18n.catalogue import ENGINE_LOCALE, po_path, read_po
-from autograder.i18n.completeness import TRANSLATED, catalogue_problems, engine_problems, problem_set_problems
+from autograder.i18n.completeness import (
+    TRANSLATED,
+    catalogue_problems,
+    engine_problems,
+    problem_set_languages,
+    problem_set_problems,
+)
 from autograder.i18n.extract import engine_messages
+from autograder.i18n.message import PROBLEM_SET
 from autograder.spec import load_assignment
 
 
@@ -39,6 +47,12 @@ def test_a_missing_message_and_a_broken_placeholder_are_caught(tmp_path):
     assert any("'Score'" in p for p in problems) and any("'Question'" in p for p in problems)
 
 
-def test_a_problem_sets_catalogue_is_checked_against_its_feedback():
+def test_a_problem_sets_own_texts_are_translated_beside_it():
     ps5 = load_assignment("ps5")
-    assert problem_set_problems(ps5) == []  # ps5's locale/ translates every title and misconception
+    assert problem_set_languages(ps5) == ["de", "fa"]  # assignments/ps5_equivariance/locale/
+    assert problem_set_problems(ps5) == []  # every title and misconception, placeholders kept
+    mistake = next(m for q in ps5.questions for m in q.misconceptions)
+    stored = Message("{mistake} ({raised})", mistake=Message(mistake.feedback, PROBLEM_SET), raised="x").to_json()
+    german = say(stored, "de", problem_set=ps5.name)
+    assert german.startswith("Ihr Tester") and german.endswith("(x)")
+    assert say(stored, "ko", problem_set=ps5.name) == f"{mistake.feedback} (x)"  # no Korean catalogue: English
