@@ -9,7 +9,8 @@ nothing else of the engine::
 * :class:`Question`, :class:`Assignment`: one autograded question, one problem set (fields
   documented in ``autograder.spec``); :class:`Probe`: one call of the student's answer;
   :class:`Misconception`: a known-wrong answer and its feedback; :class:`FunctionSource`: a
-  function handed to the student's code as an argument (``FunctionSource.of(fn)``).
+  function handed to the student's code as an argument (``FunctionSource.of(fn)``);
+  :class:`StatedRange`: a range of an argument that the notebook's text names.
 * Comparators, one behaviour each, each writing its own released check: :class:`AllClose`,
   :class:`Exact`, :class:`IntegerArray`, :class:`Scalar`, :class:`Choice`, :class:`Formula`,
   :class:`TaskAccuracy`. A new kind of comparison is added to the engine
@@ -18,7 +19,7 @@ nothing else of the engine::
 
 from autograder.judging.compare.comparators import AllClose, Choice, Comparator, Exact, Formula, IntegerArray, Scalar
 from autograder.judging.compare.task_accuracy import TaskAccuracy
-from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question
+from autograder.spec import Assignment, FunctionSource, Misconception, Probe, Question, StatedRange
 
 __all__ = [
     "AllClose",
@@ -33,5 +34,6 @@ __all__ = [
     "Probe",
     "Question",
     "Scalar",
+    "StatedRange",
     "TaskAccuracy",
 ]

@@ -83,6 +83,21 @@ class Misconception:
     wrong: Callable[..., Any]  # same signature as the reference; used to recognise and self-test
 
 
+@dataclass(frozen=True)
+class StatedRange:
+    """A range of one argument that the question's text names ("every `train_length` ≥ 0 is
+    allowed (… `length` or more: none)"). ``low`` and ``high`` are numbers or the name of
+    another parameter (its value in the same call); None: no end on that side. ``above``: the
+    text also allows values past ``high`` (with a meaning it states). ``text``: the notebook's
+    own words, which must stand in the question's text. The self-test wants a hidden probe at
+    each end, one strictly inside, and one past ``high`` where ``above`` (proving/stated_ranges.py)."""
+
+    text: str
+    low: float | str | None = None
+    high: float | str | None = None
+    above: bool = False
+
+
 _CONSTANT_EXPECTED: dict[Callable, Any] = {}
 
 
@@ -129,6 +144,10 @@ class Question:
     coverage_exempt: Mapping[str, str] = field(default_factory=dict)
     # combinations some hidden probe must contain: description -> predicate over a call's arguments
     coverage_together: Mapping[str, Callable[[dict], bool]] = field(default_factory=dict)
+    # the ranges of arguments that the notebook's text names: parameter -> StatedRange; the
+    # self-test wants hidden probes at their ends and past them where the text allows it, and a
+    # range for every argument the text bounds (`name` ≥ …, "… is allowed")
+    stated_ranges: Mapping[str, StatedRange] = field(default_factory=dict)
     # A question graded by training the student's model: the misconceptions (symptom classes)
     # after which the grader trains once more on a second draw of probes (another seed) and keeps
     # the better run (autograder.grading.second_run), up to three runs — an honest recipe that

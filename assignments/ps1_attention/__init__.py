@@ -16,6 +16,7 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``scale_tester``       part 2b, a tester for the 1/√d_k scaling (``is_correctly_scaled``)
 * ``score_order``        part 2c, 001's "QKᵀ or KQᵀ": softmax(KQᵀ), W_Q = W_K, rank(QKᵀ)
 * ``shapes``             part 3, the shapes through an encoder-decoder
+* ``layer_structure``    part 3b, 003's head split (8 dimensions, 3 heads), 000's Add & Norm count
 * ``parameter_formulas`` part 4a, parameter formulas in d, h and d_ff
 * ``parameter_counts``   part 4b, the parameter counts of the student's configuration
 * ``pre_ln``             part 4b, what Pre-LN with a final LayerNorm per stack adds to the count
@@ -35,6 +36,7 @@ from . import (
     cost,
     dense,
     document_000_counts,
+    layer_structure,
     parameter_counts,
     parameter_formulas,
     pre_ln,
@@ -60,6 +62,7 @@ ASSIGNMENT = Assignment(
         *scale_tester.QUESTIONS,
         *score_order.QUESTIONS,
         *shapes.QUESTIONS,
+        *layer_structure.QUESTIONS,
         *parameter_formulas.QUESTIONS,
         *parameter_counts.QUESTIONS,
         *pre_ln.QUESTIONS,

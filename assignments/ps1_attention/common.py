@@ -25,15 +25,16 @@ def student_params(student_id):
     }
 
 
-def formula(grade_id, title, reference, symbols, misconceptions):
+def formula(grade_id, title, reference, symbols, misconceptions, concept=""):
     """A formula question answered in the variable ``grade_id``: ``misconceptions`` are
-    (name, wrong expression, feedback) triples."""
+    (name, wrong expression, feedback) triples; ``concept`` is what another wrong answer of one or
+    two terms is told to revisit (never the step that fixes it)."""
     return Question(
         grade_id=grade_id,
         answer=grade_id,
         title=title,
         call=False,
         reference=lambda: reference,
-        compare=Formula(tuple(symbols)),
+        compare=Formula(tuple(symbols), concept=concept),
         misconceptions=tuple(Misconception(n, f, (lambda e=e: e)) for n, e, f in misconceptions),
     )

@@ -20,7 +20,7 @@ QUESTIONS = [
             (
                 "flops_without_factor_2",
                 T**2 * d,
-                "In the 2mnp convention a multiply-add counts 2 FLOPs: you counted each multiply-add once.",
+                "You counted multiply-adds, not FLOPs: convert them with the notebook's FLOP convention (2mnp).",
             ),
             (
                 "heads_multiply",
@@ -28,6 +28,8 @@ QUESTIONS = [
                 "Each head works on d/h dimensions, so the head count cancels: h heads of d/h dimensions each.",
             ),
         ],
+        concept="count the multiply-adds of QKᵀ over all heads (each head is d/h wide), then convert them "
+        "to FLOPs with the notebook's convention.",
     ),
     formula(
         "weighted_sum_flops_formula",
@@ -35,8 +37,14 @@ QUESTIONS = [
         derived_cost.weighted_sum_flops(B=1),
         COST_SYMBOLS,
         [
-            ("weighted_sum_without_factor_2", T**2 * d, "Count 2 FLOPs per multiply-add: you counted each once."),
+            (
+                "weighted_sum_without_factor_2",
+                T**2 * d,
+                "You counted multiply-adds, not FLOPs: convert them with the notebook's FLOP convention (2mnp).",
+            ),
         ],
+        concept="count the multiply-adds of A·V over all heads (each head is d/h wide), then convert them "
+        "to FLOPs with the notebook's convention.",
     ),
     formula(
         "score_entries_formula",
@@ -51,6 +59,7 @@ QUESTIONS = [
                 "The scores are one number per (head, query, key): the width d does not enter.",
             ),
         ],
+        concept="count the score matrices of one sequence and the entries of each.",
     ),
     Question(
         grade_id="growth_when_T_doubles",
@@ -60,7 +69,11 @@ QUESTIONS = [
         compare=AllClose(atol=1e-9, rtol=0),
         reference=lambda: float(derived_cost.growth(derived_cost.qk_flops(B=1))),
         misconceptions=(
-            Misconception("linear_growth", "QKᵀ is quadratic in T: doubling T multiplies it by 4, not 2.", lambda: 2.0),
+            Misconception(
+                "linear_growth",
+                "The cost of QKᵀ is quadratic in T, not linear: work out what doubling T does to T².",
+                lambda: 2.0,
+            ),
         ),
     ),
 ]

@@ -63,6 +63,7 @@ QUESTIONS = [
                 "The form given has no output projection W_O: count the matrices it uses.",
             ),
         ],
+        concept="count the learned matrices of the form given and the entries of each.",
     ),
     formula(
         "dense_layer_params_formula",
@@ -84,6 +85,8 @@ QUESTIONS = [
                 "flattened sequence connects every one of its numbers to every output number.",
             ),
         ],
+        concept="count the inputs and outputs of a dense layer on the flattened sequence: a weight per "
+        "(input, output) pair and a bias per output.",
     ),
     Question(
         grade_id="attention_sparsity",

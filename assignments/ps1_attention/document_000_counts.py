@@ -26,7 +26,7 @@ DOC000_ATTENTION = (768 * 1024 + 1024) + (1024 * 768 // 4 + 768 // 4) * 3 * 4
 DOC000_FFN = (1024 * 1024 // 2 + 1024 // 2) + (1024 // 2 * 1024 + 1024)
 DOC000_ADD_NORM = 1024 * 2
 
-WRONG_LINES_OPTIONS = ("A", "B", "C", "D")
+WRONG_LINES_OPTIONS = ("A", "B", "C", "D", "E")
 WRONG_LINES_ANSWER = "B"  # Attention, FF and Total Params (Total Encoder/Decoder only inherit)
 
 
@@ -154,6 +154,12 @@ QUESTIONS = [
                 "Total Encoder and Total Decoder multiply their layer sums correctly; an error they "
                 "carry comes from a line above them.",
                 lambda: "D",
+            ),
+            Misconception(
+                "ffn_judged_against_half",
+                "Judge every line against this part's stated conventions: with d_ff = 4·d_model, an FF "
+                "line that narrows to d/2 is a wrong term of its own, whatever 000's homework asked.",
+                lambda: "E",
             ),
         ),
     ),

@@ -34,6 +34,7 @@ QUESTIONS = [
                 "The heads split d (d_k = d/h): the head count does not multiply the parameters.",
             ),
         ],
+        concept="count the learned maps of multi-head attention and, for each, its weights and its biases.",
     ),
     formula(
         "mha_params_no_bias_formula",
@@ -43,6 +44,7 @@ QUESTIONS = [
         [
             ("biases_counted", 4 * d**2 + 4 * d, "This part has no biases: count the weight matrices only."),
         ],
+        concept="count the learned weight matrices of multi-head attention and the entries of each.",
     ),
     formula(
         "ffn_params_formula",

@@ -53,8 +53,8 @@ QUESTIONS = [
             ),
             Misconception(
                 "post_minus_pre",
-                "The question asks how many parameters the Pre-LN model has more than the Post-LN "
-                "one (Pre-LN minus Post-LN): your sign is flipped.",
+                "Read the question's order: it asks what the Pre-LN model has beyond the Post-LN "
+                "one (Pre-LN minus Post-LN): recheck the order of your difference.",
                 lambda **p: -pre_ln_extra(**p),
             ),
             Misconception(

@@ -48,6 +48,7 @@ QUESTIONS = [
                 "Variances of independent terms add (they are not multiplied, and the sum is not squared).",
             ),
         ],
+        concept="recall how the variances of independent terms combine, and what one product q_i·k_i contributes.",
     ),
     Question(
         grade_id="saturation_002",

@@ -41,8 +41,8 @@ QUESTIONS = [
             ),
             Misconception(
                 "heads_not_split",
-                "Per-head Q has shape (B, h, T, d_model/h): the model width is split across the heads, "
-                "not copied to each.",
+                "A per-head tensor holds one head's share of the model width: d_model is split across "
+                "the heads, not copied to each.",
                 _shapes_with(encoder_q_per_head=lambda B, S, T, d, h: (B, h, S, d)),
             ),
             Misconception(

@@ -129,7 +129,11 @@ QUESTIONS = [
         title="The size of a KV cache",
         call=False,
         reference=cache_bytes,
-        compare=Formula(CACHE_SYMBOLS),
+        compare=Formula(
+            CACHE_SYMBOLS,
+            concept="count what the cache stores for each position — in every layer, for every head — "
+            "and the bytes of each number.",
+        ),
         misconceptions=(
             Misconception(
                 "keys_only",

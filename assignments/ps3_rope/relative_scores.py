@@ -75,8 +75,8 @@ QUESTIONS = [
             ),
             Misconception(
                 "offset_sign",
-                "The key's rotation is by n and the query's by m: the score turns k by n − m "
-                "relative to q. Yours has the offset's sign reversed.",
+                "The key's rotation is by n and the query's by m: write out R_mᵀ R_n for these two "
+                "rotations and check which way it turns k relative to q.",
                 lambda: score_formula(_N, _M),
             ),
             Misconception(

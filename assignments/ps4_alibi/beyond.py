@@ -4,7 +4,7 @@ more than 1 % there when reading 2048 tokens after training on 512 (``heads_past
 a value). Only the bias is evaluated (content scores 0); no model is trained. References:
 ``solutions.encodings.alibi_last_row_weights`` and ``solutions.positional.alibi_slopes``."""
 
-from autograder.authoring import IntegerArray, Misconception, Probe, Question, Scalar
+from autograder.authoring import IntegerArray, Misconception, Probe, Question, Scalar, StatedRange
 from solutions.encodings import alibi_last_row_weights
 from solutions.positional import alibi_slopes
 
@@ -32,7 +32,20 @@ def share_probes(rng):
         Probe((slope, length, length), "L = length"),
         Probe((slope, length, length - 1), "L = length - 1"),
         Probe((0.5, 1, 0), "one key, L = 0"),
+        # past the sequence (the text allows it: none of the weight). Just past it, a slice end
+        # length − L is a small negative number and w[:length − L] holds nearly every key
+        Probe((slope, length, length + int(rng.integers(1, 6))), "L just past the sequence"),
+        Probe((float(2.0**-8), 512, 2048), "slope 2^-8, 512 keys, L = 2048"),
     ]
+
+
+# the text's promise: "Every `train_length` ≥ 0 is allowed (0: every key; `length` or more: none)"
+TRAIN_LENGTH_RANGE = StatedRange(
+    text="Every `train_length` $\\ge 0$ is allowed (0: every key; `length` or more: none)",
+    low=0,
+    high="length",
+    above=True,
+)
 
 
 # ---- known-wrong shares: alibi_share_unseen(slope, length, train_length)
@@ -48,6 +61,13 @@ def share_from_first_key(slope, length, train_length):
     """Keys j ≥ train_length counted from the start, not by distance from the query."""
     weights = alibi_last_row_weights(float(slope), int(length))
     return float(weights[int(train_length) :].sum())
+
+
+def share_negative_slice(slope, length, train_length):
+    """Keys 0 … length − 1 − L sliced as w[:length − L], unguarded: past the sequence the slice end
+    is negative and counts from the end of the array."""
+    weights = alibi_last_row_weights(float(slope), int(length))
+    return float(weights[: int(length) - int(train_length)].sum())
 
 
 def share_uniform(slope, length, train_length):
@@ -68,6 +88,7 @@ QUESTIONS = [
         probes=share_probes,
         compare=Scalar(atol=1e-9, rtol=1e-6),
         coverage_exempt=NO_EMPTY_SEQUENCE,
+        stated_ranges={"train_length": TRAIN_LENGTH_RANGE},
         visible=[Probe((0.5, 4, 2), "slope 1/2, 4 keys, L = 2")],
         misconceptions=(
             Misconception(
@@ -92,6 +113,13 @@ QUESTIONS = [
                 "With every content score 0 the weights come from the bias alone, which favours "
                 "recent keys: the weights are not uniform.",
                 share_uniform,
+            ),
+            Misconception(
+                "negative_slice_end",
+                "When `train_length` is more than `length`, no key is that far back (the text: "
+                "`length` or more: none). A slice end that goes negative, `w[:length - train_length]`, "
+                "counts from the end of the array instead of selecting nothing: keep the end at 0 or above.",
+                share_negative_slice,
             ),
         ),
     ),

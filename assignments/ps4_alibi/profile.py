@@ -3,7 +3,7 @@ last row): the probes, the known-wrong profiles and their feedback."""
 
 import torch
 
-from autograder.authoring import AllClose, Misconception, Probe, Question
+from autograder.authoring import AllClose, Misconception, Probe, Question, StatedRange
 from solutions.encodings import alibi_last_row_weights
 
 from .bias import BIAS_SIGN
@@ -24,6 +24,14 @@ def profile_probes(rng):
 NO_EMPTY_SEQUENCE = {
     "length": "length 0 has no last query: the notebook's query is i = length − 1 over keys "
     "0 … length − 1, so length ≥ 1; length 1 is probed"
+}
+
+
+# what the text promises: "The grader uses up to 2048 keys and slopes up to 1/2" (and the last
+# query i = length − 1 needs a key: length ≥ 1)
+PROFILE_RANGES = {
+    "length": StatedRange(text="The grader uses up to 2048 keys", low=1, high=2048),
+    "slope": StatedRange(text="slopes up to $1/2$", high=0.5),
 }
 
 
@@ -57,6 +65,7 @@ QUESTIONS = [
         probes=profile_probes,
         compare=AllClose(atol=1e-6, rtol=1e-4),
         coverage_exempt=NO_EMPTY_SEQUENCE,
+        stated_ranges=PROFILE_RANGES,
         visible=[Probe((0.5, 4), "slope 1/2, 4 keys")],
         misconceptions=(
             Misconception("bias_sign", BIAS_SIGN, profile_sign),

@@ -41,16 +41,22 @@ QUESTIONS = [
         title="m·(j − i) minus m·j",
         call=False,
         reference=alibi_row_difference,
-        compare=Formula(("m", "i", "j")),
+        compare=Formula(
+            ("m", "i", "j"),
+            concept="expand m·(j − i), with i the query's position and j the key's, then subtract m·j and "
+            "simplify.",
+        ),
         misconceptions=(
             Misconception(
                 "difference_sign",
-                "Expand m·(j − i) and subtract m·j term by term: your result has the opposite sign.",
+                "Recheck both steps: the bias is m·(j − i), with i the query's position and j the "
+                "key's, and the question subtracts the key-only bias m·j from it.",
                 lambda: _M * _I,
             ),
             Misconception(
                 "difference_zero",
-                "The two biases are not equal entry by entry: expand m·(j − i) and subtract m·j — a term is left over.",
+                "The two biases are not equal entry by entry: expand m·(j − i), subtract m·j and simplify "
+                "term by term — the difference is not 0.",
                 lambda: sympy.Integer(0),
             ),
         ),

@@ -12,6 +12,7 @@ feedback, and its ``QUESTIONS``:
 
 * ``bpe``            part 1, byte-pair encoding (``pair_counts``, ``learn_bpe``, ``bpe_tokenize``)
 * ``loss``           part 2, cross-entropy per token with teacher forcing, and 001's worked example
+* ``loss_examples``  part 2 (c), 001's two other worked losses (AdditionLoss's 0.803, the parser's 1.101)
 * ``parser_tokens``  part 3, the parser task's linearisation, token ids and 001's mapping bug
 * ``length``         part 4, length generalisation: 001's digit limit and padding mask, a clipped relative bias,
                      training at length 8 and testing at length 32 (graded by training)
@@ -22,11 +23,11 @@ about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest re
 
 from autograder.authoring import Assignment
 
-from . import bpe, length, loss, parser_tokens
+from . import bpe, length, loss, loss_examples, parser_tokens
 
 ASSIGNMENT = Assignment(
     name="ps7_tasks",
     notebook="ps7_tasks.ipynb",
-    questions=[*bpe.QUESTIONS, *loss.QUESTIONS, *parser_tokens.QUESTIONS, *length.QUESTIONS],
+    questions=[*bpe.QUESTIONS, *loss.QUESTIONS, *loss_examples.QUESTIONS, *parser_tokens.QUESTIONS, *length.QUESTIONS],
     cpu_s=200,
 )

@@ -147,7 +147,7 @@ QUESTIONS = [
         reference=max_operand_digits,
         probes=digits_probes,
         compare=Exact(integers=True),
-        visible=[Probe((10,), "document 001's max_position_embeddings = 10")],
+        visible=[Probe((16,), "a table of 16 rows")],
         misconceptions=(
             Misconception(
                 "plus_forgotten",

@@ -10,6 +10,11 @@ recorded into, and writes, all from the same numbers as ``nbgrader export``:
 * ``OUT/final/canvas.csv`` (or ``--canvas``) — Canvas's gradebook import;
 * ``OUT/final/moodle_worksheet.csv`` (or ``--moodle``) — Moodle's grading worksheet.
 
+Every comment a grader typed in formgrader is in the final results, the student's page and the
+worksheet's ``Feedback comments``. A flagged student (unreadable notebook, another assignment's)
+has nothing in formgrader's queue, gets no grade in Canvas or Moodle (said why in the comments
+and in the list printed here) and is left out of the report's statistics.
+
 Exit status: 0 when every hand-graded cell has a score; 1 when some are still waiting in
 formgrader (everything is written, those cells shown as still to come), unless
 ``--allow-pending``; 2 for usage and infrastructure errors.
@@ -55,7 +60,7 @@ def run(args) -> int:
     from autograder.outputs.canvas import write_canvas_csv
     from autograder.outputs.exports import record_notes
     from autograder.outputs.feedback_pages import write_feedback_pages
-    from autograder.outputs.final_grades import final_results
+    from autograder.outputs.final_grades import final_results, grader_comments
     from autograder.outputs.moodle import write_moodle_worksheet
     from autograder.outputs.report import write_report
     from autograder.spec import load_assignment
@@ -75,13 +80,18 @@ def run(args) -> int:
             assignment, final, Path(args.canvas or folder / "canvas.csv"), roster=args.roster, column=args.canvas_column
         )
         moodle = Path(args.moodle or folder / "moodle_worksheet.csv")
-        no_moodle_id = write_moodle_worksheet(final, moodle, roster=args.roster, notes=record_notes)
+        notes = lambda rec: record_notes(rec) + grader_comments(rec)  # noqa: E731 - the worksheet's comments
+        no_moodle_id = write_moodle_worksheet(final, moodle, roster=args.roster, notes=notes)
         report = write_report(final, folder / "report", assignment)
     print(final_table(final))
     print(f"final results: {folder / 'results.json'}\nfeedback: {folder / 'feedback'}\nreport: {report}")
     print(f"canvas: {canvas}\nmoodle: {moodle}")
     if no_moodle_id:
         print(f"moodle: {len(no_moodle_id)} without a Moodle participant id left out: {', '.join(no_moodle_id[:20])}")
+    if final["flagged"]:
+        print(f"{len(final['flagged'])} flagged, not graded (no grade in Canvas or Moodle, not in the report):")
+        for line in final["flagged"]:
+            print(f"  FLAGGED {line}")
     for line in final["stale"][:20]:
         print(f"  stale: {line} (run `autograder grade … --db` again)", file=sys.stderr)
     if final["incomplete"]:

@@ -35,6 +35,7 @@ class StudentNotebook:
     grade_ids: list[str]  # nbgrader grade_ids seen, in order (duplicates kept)
     sources: dict[str, str]  # grade_id -> source of the last cell carrying it
     released_as: str | None = None  # the problem set the release stamped in its metadata
+    foreign_kernel: str | None = None  # the kernelspec's name and language where it is not Python
 
 
 def _nbgrader_meta(cell: dict) -> dict:
@@ -69,7 +70,19 @@ def read_notebook(path: Path) -> StudentNotebook:
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
     tag = nb.get("metadata", {}).get("autograder") if isinstance(nb.get("metadata"), dict) else None
     released_as = tag.get("assignment") if isinstance(tag, dict) and isinstance(tag.get("assignment"), str) else None
-    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as)
+    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as, _foreign_kernel(nb.get("metadata")))
+
+
+def _foreign_kernel(metadata) -> str | None:
+    """``"R (r)"`` for a notebook whose kernelspec (or language_info) says another language."""
+    if not isinstance(metadata, dict):
+        return None
+    spec = metadata.get("kernelspec") if isinstance(metadata.get("kernelspec"), dict) else {}
+    info = metadata.get("language_info") if isinstance(metadata.get("language_info"), dict) else {}
+    language = str(spec.get("language") or info.get("name") or "")
+    if not language or language.lower() in ("python", "python3", "ipython"):
+        return None
+    return f"{spec.get('display_name') or spec.get('name') or language} ({language})"
 
 
 def parse_notebook(data: bytes, name: str = "the upload"):
@@ -127,25 +140,33 @@ def _graded_ids(release_path: Path) -> frozenset[str]:
 
 def foreign_notebook(nb: StudentNotebook, release_path: Path) -> str | None:
     """Why ``nb`` is another assignment's notebook (named), or None. None of this problem set's
-    graded cells is in it, and its grade ids are those of another release beside this one (or
-    the release's stamp in its metadata names another problem set)."""
+    graded cells is in it, or fewer than half of them and more of another release's (problem
+    sets share a few cell names: PS3's ``attention_impl`` is in PS4 too); that other release is
+    the one whose grade ids it holds most of, or the one the release's stamp in its metadata names."""
     _, graded = _release_cells(str(release_path))
     this = Path(release_path).parent.name
-    if not graded or graded & set(nb.grade_ids):
+    mine = len(graded & set(nb.grade_ids))
+    if not graded or 2 * mine >= len(graded):
         return None
-    other = nb.released_as if nb.released_as and nb.released_as != this else None
-    if other is None and nb.grade_ids:
-        overlap = {
-            folder.name: len(_graded_ids(path) & set(nb.grade_ids))
-            for folder in sorted(Path(release_path).parent.parent.iterdir())
-            if folder.is_dir() and folder.name != this
-            for path in sorted(folder.glob("*.ipynb"))[:1]
-        }
-        best = max(overlap, key=overlap.get, default=None)
-        other = best if best and overlap[best] else None
+    overlap = {
+        folder.name: len(_graded_ids(path) & set(nb.grade_ids))
+        for folder in sorted(Path(release_path).parent.parent.iterdir())
+        if folder.is_dir() and folder.name != this
+        for path in sorted(folder.glob("*.ipynb"))[:1]
+    }
+    stamped = nb.released_as if nb.released_as and nb.released_as != this else None
+    best = max(overlap, key=overlap.get, default=None)
+    other = stamped if stamped and (not mine or overlap.get(stamped, 0) > mine) else None
+    if other is None and best and overlap[best] > mine:
+        other = best
     if other is None:
         return None
-    return f"{nb.path.name} is the {other} notebook, not {this}'s: none of {this}'s graded cells is in it"
+    held = (
+        f"none of {this}'s graded cells is in it"
+        if not mine
+        else f"it holds {mine} of {this}'s {len(graded)} graded cells"
+    )
+    return f"{nb.path.name} is the {other} notebook, not {this}'s: {held}"
 
 
 def integrity_flags(nb: StudentNotebook, release_path: Path) -> list[str]:

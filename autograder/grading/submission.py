@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from autograder.course import find_course
-from autograder.grading.hand_graded import autograded, pending_entries
+from autograder.grading.hand_graded import UNANSWERED, autograded, pending_entries
 from autograder.grading.integrity import code_flags, wall_flags
 from autograder.grading.kept_answers import personal_answers
 from autograder.grading.notebook import NotebookError, foreign_notebook, integrity_flags, read_notebook
@@ -76,6 +76,8 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             record["flags"] = [f"another assignment's notebook: {foreign}"]
         if nb is not None:
             flags = integrity_flags(nb, _released(assignment))
+            if nb.foreign_kernel:  # the course's sandbox runs Python whatever the notebook says
+                flags.append(f"the notebook's kernel is {nb.foreign_kernel}, not Python: it was run as Python")
             if flags:
                 record["flags"] = flags
             probes = {q.grade_id: q.probes_for(sub.student, assignment) for q in assignment.questions}
@@ -114,6 +116,11 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
     if nb is not None and record["score"] == 0 and not set(nb.grade_ids) & set(record["questions"]):
         reason = f"{sub.notebook.name} holds none of {assignment.name}'s cells and scored 0: another assignment's?"
         record.update(flag="wrong_assignment", flag_reason=reason)
+    if record.get("flag"):  # nothing for a grader to read: 0, out of formgrader's manual queue
+        for gid in pending_entries(assignment):
+            record["questions"][gid].update(
+                score=0.0, status=UNANSWERED, feedback=f"not graded: {record['flag_reason']}"
+            )
     record["seconds"] = round(time.monotonic() - started, 4)
     return record
 

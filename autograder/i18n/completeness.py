@@ -15,10 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.i18n.catalogue import ENGINE_DOMAIN, ENGINE_LOCALE, po_path, read_po
-from autograder.i18n.language import LANGUAGES, SOURCE_LANGUAGE
+from autograder.i18n.extract import TRANSLATED, engine_messages, problem_set_languages, problem_set_messages
 from autograder.i18n.message import placeholders
-
-TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
 
 
 def catalogue_problems(path: Path, messages: Iterable[str]) -> list[str]:
@@ -45,25 +43,8 @@ def catalogue_problems(path: Path, messages: Iterable[str]) -> list[str]:
 
 
 def engine_problems(languages: Iterable[str] = TRANSLATED) -> list[str]:
-    from autograder.i18n.extract import engine_messages
-
     messages = list(engine_messages())
     return [p for lang in languages for p in catalogue_problems(po_path(ENGINE_LOCALE, lang, ENGINE_DOMAIN), messages)]
-
-
-def problem_set_messages(assignment) -> list[str]:
-    """The texts a problem set writes for students that the feedback page says: its questions'
-    titles and its misconceptions' feedback (English, the source)."""
-    found: list[str] = []
-    for q in assignment.questions:
-        found += [q.title] if q.title else []
-        found += [mis.feedback for mis in q.misconceptions]
-    return list(dict.fromkeys(found))
-
-
-def problem_set_languages(assignment) -> list[str]:
-    """The languages a problem set has catalogues for (English, the source, needs none)."""
-    return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
 
 
 def problem_set_problems(assignment) -> list[str]:

@@ -13,13 +13,14 @@ from autograder.i18n.catalogue import ENGINE_DOMAIN, ENGINE_LOCALE, po_path, rea
 from autograder.i18n.language import LANGUAGES, SOURCE_LANGUAGE
 
 PACKAGE = Path(__file__).resolve().parent.parent
-KEYWORDS = {"Message": None, "_t": None, "N_": None, "_": None, "gettext": None}
+KEYWORDS = {"Message": None, "translate": None, "_t": None, "N_": None, "_": None, "gettext": None}
 METHODS = [
     ("**/templates/pages/**.html", "jinja2.ext:babel_extract"),
     ("**.py", "python"),
 ]
 OPTIONS = {"**/templates/pages/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
 SKIP = ("/i18n/", "/shipped_assignments/")
+TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
 
 
 def engine_messages() -> dict[str, list[str]]:
@@ -63,11 +64,24 @@ def update_catalogue(path: Path, messages: dict[str, list[str]], header: str = "
         write_po(f, catalog, width=100, omit_header=False, sort_output=False, no_location=True)
 
 
+def problem_set_messages(assignment) -> list[str]:
+    """The texts a problem set writes for students that the feedback page says: its questions'
+    titles and its misconceptions' feedback (English, the source)."""
+    found: list[str] = []
+    for q in assignment.questions:
+        found += [q.title] if q.title else []
+        found += [mis.feedback for mis in q.misconceptions]
+    return list(dict.fromkeys(found))
+
+
+def problem_set_languages(assignment) -> list[str]:
+    """The languages a problem set has catalogues for (English, the source, needs none)."""
+    return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
+
+
 def update_problem_set(assignment, languages) -> Path:
     """Write the problem set's catalogues (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) for
     ``languages``: its titles and misconception feedback, translations already there kept."""
-    from autograder.i18n.completeness import problem_set_messages
-
     locale = assignment.source_dir / "locale"
     messages = {m: [] for m in problem_set_messages(assignment)}
     for lang in languages:
@@ -83,7 +97,6 @@ def main(argv: list[str] | None = None) -> int:
         if lang != SOURCE_LANGUAGE:
             update_catalogue(po_path(ENGINE_LOCALE, lang, ENGINE_DOMAIN), messages)
     print(f"{len(messages)} messages in {ENGINE_LOCALE}", file=sys.stderr)
-    from autograder.i18n.completeness import problem_set_languages
     from autograder.spec import load_assignment
 
     for arg in sys.argv[1:] if argv is None else argv:

@@ -1,7 +1,6 @@
 """Intake: whatever a course collected -> one notebook per student, or a clear refusal.
 
 Recognised (first match wins, on the folder given or on the zip unpacked into the work dir):
-
 * an nbgrader course root (``nbgrader_config.py``, ``source/``, ``release/``, ...): refused,
   pointing at its ``submitted/`` — its folders are not students;
 * Gradescope's export: ``submission_<id>/`` folders beside ``submission_metadata.yml``
@@ -11,11 +10,10 @@ Recognised (first match wins, on the folder given or on the zip unpacked into th
 * Canvas's submissions zip: ``[late_]<name>_[late_]<userid>_<attachmentid>_<file>.ipynb``;
   student = the Canvas user id (the first number);
 * folders per student: nbgrader's ``{student}/{ps}/*.ipynb`` or ``{student}/*.ipynb``;
-* a flat folder of notebooks: the student id comes from the file name by ``DEFAULT_ID_PATTERN``
-  (``alice.ipynb``, ``alice_ps1.ipynb``, ``ps1_attention-alice.ipynb`` -> ``alice``), by
-  ``--id-pattern REGEX`` (group ``id`` or the first group, matched against the whole file name),
-  or by a roster (the file name contains exactly one roster id).
-
+* a flat folder of notebooks: the student id from the file name by ``DEFAULT_ID_PATTERN``
+  (``alice_ps1.ipynb`` -> ``alice``), by ``--id-pattern REGEX`` (group ``id`` or the first group,
+  on the whole file name), or by a roster (the file name contains exactly one roster id).
+A student's own zip in a Canvas or Moodle export is unpacked one level (autograder/intake/nested.py).
 A roster CSV (``--roster``) maps LMS numbers, names and e-mails to the course's student ids
 (a Canvas gradebook export works as one); with a roster, a submission that maps to nobody in
 it is unmatched. Unmatched entries are reported; the caller exits non-zero.
@@ -28,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.errors import AutograderError
+from autograder.intake.ids import compile_id_pattern, default_id_pattern
+from autograder.intake.nested import notebooks_in_zips
 from autograder.intake.roster import Roster
 from autograder.intake.safe_unzip import DEFAULT_LIMITS, Limits, UnsafeArchive, unpack
 from autograder.intake.submission import Submission
@@ -64,19 +64,6 @@ class Intake:
         return line
 
 
-def default_id_pattern(assignment: Assignment) -> str:
-    names = "|".join(
-        re.escape(n)
-        for n in sorted(
-            {assignment.name, assignment.name.split("_", 1)[0], Path(assignment.notebook).stem}, key=len, reverse=True
-        )
-    )
-    return (
-        rf"(?:(?:{names})[_-])?(?P<id>[A-Za-z0-9][A-Za-z0-9.@+-]*(?:_[A-Za-z0-9.@+-]+)*?)"
-        rf"(?:[_-](?:{names}))?\.ipynb"
-    )
-
-
 def _visible(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.name not in IGNORED and not p.name.startswith("."))
 
@@ -110,8 +97,8 @@ def _handed_in_at(notebook: Path) -> tuple[str, float]:
 
 
 class _Collector:
-    def __init__(self, assignment: Assignment, roster: Roster | None):
-        self.assignment, self.roster = assignment, roster
+    def __init__(self, assignment: Assignment, roster: Roster | None, work_dir: Path, limits: Limits):
+        self.assignment, self.roster, self.work_dir, self.limits = assignment, roster, work_dir, limits
         self.by_student: dict[str, list[Path]] = {}
         self.problems: dict[str, str] = {}
         self.late: set[str] = set()
@@ -126,6 +113,12 @@ class _Collector:
         found = self.roster.lookup(*keys, natural)
         if found is None:
             self.unmatched.append(f"{entry.name}: not in the roster ({natural})")
+        return found
+
+    def unzipped(self, entry: Path, archives: list[Path]) -> list[Path]:
+        """The notebooks in a student's own zips; a zip refused or without one is unmatched."""
+        found, problems = notebooks_in_zips(archives, self.work_dir, self.limits)
+        self.unmatched += [f"{entry.name}: {why}" for why in problems]
         return found
 
     def add(self, student: str, notebooks: list[Path], problem: str = "", *, late: bool = False) -> None:
@@ -210,16 +203,17 @@ def _moodle(c: _Collector, folder: Path, entries: list[Path]) -> None:
         if student is None:
             continue
         if entry.is_dir():
-            c.add(student, _notebooks(sorted(entry.rglob("*.ipynb"))))
-        elif entry.suffix == ".ipynb":
-            c.add(student, _notebooks([entry]))
+            zips = sorted(p for p in entry.rglob("*.zip") if p.is_file() and not p.is_symlink())
+            c.add(student, _notebooks(sorted(entry.rglob("*.ipynb"))) + c.unzipped(entry, zips))
+        elif entry.suffix in (".ipynb", ".zip"):
+            c.add(student, _notebooks([entry]) if entry.suffix == ".ipynb" else c.unzipped(entry, [entry]))
 
 
 def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
     latest: dict[str, tuple[int, Path, bool]] = {}  # several uploads: the highest attachment id is the last
     for entry in entries:
         m = CANVAS_RE.fullmatch(entry.name)
-        if entry.suffix != ".ipynb":
+        if entry.suffix not in (".ipynb", ".zip"):
             c.notes.append(f"ignored {entry.name} (not a notebook)")
         elif not m:
             c.unmatched.append(f"{entry.name}: not named as Canvas names submissions (<name>_<userid>_<id>_<file>)")
@@ -230,7 +224,7 @@ def _canvas(c: _Collector, folder: Path, entries: list[Path]) -> None:
                     c.notes.append(f"{latest[student][1].name}: an earlier upload by {student}, not graded")
                 latest[student] = (int(m["att"]), entry, bool(m["late1"] or m["late2"]))
     for student, (_, entry, late) in latest.items():
-        c.add(student, _notebooks([entry]), late=late)
+        c.add(student, _notebooks([entry]) if entry.suffix == ".ipynb" else c.unzipped(entry, [entry]), late=late)
 
 
 def _folders(c: _Collector, folder: Path, entries: list[Path]) -> None:
@@ -288,7 +282,7 @@ def _detect(folder: Path, entries: list[Path], id_pattern) -> str | None:
     if any(MOODLE_RE.fullmatch(p.name) for p in entries):
         return "moodle"
     notebooks = [p for p in files if p.suffix == ".ipynb"]
-    canvas_named = sum(bool(CANVAS_RE.fullmatch(p.name)) for p in notebooks)
+    canvas_named = sum(bool(CANVAS_RE.fullmatch(p.name)) for p in files if p.suffix in (".ipynb", ".zip"))
     if id_pattern is None and canvas_named and 2 * canvas_named >= len(notebooks):  # the rest: unmatched
         return "canvas"
     if dirs and len(dirs) >= len(notebooks):
@@ -309,8 +303,8 @@ def collect(
 ) -> Intake:
     """Find every student's notebook in ``source`` (a folder or a zip, unpacked under work_dir)."""
     source = Path(source)
-    pattern = _id_pattern(id_pattern) if id_pattern else None
     try:
+        pattern = compile_id_pattern(id_pattern) if id_pattern else None
         roster_obj = Roster.read(Path(roster)) if roster else None
     except ValueError as exc:
         raise IntakeError(str(exc)) from None
@@ -335,7 +329,7 @@ def collect(
         raise IntakeError(refused)
     if layout is None:
         raise IntakeError(_nothing_found(folder, entries, assignment))
-    c = _Collector(assignment, roster_obj)
+    c = _Collector(assignment, roster_obj, Path(work_dir), limits)
     for entry in entries:
         if entry.is_symlink():
             c.unmatched.append(f"{entry.name}: a symbolic link (not followed)")
@@ -355,16 +349,6 @@ def collect(
             f"anyone ({len(intake.submissions)} candidates){': ' + detail if detail else ''}"
         )
     return intake
-
-
-def _id_pattern(id_pattern: str) -> re.Pattern:
-    try:
-        pattern = re.compile(id_pattern)
-    except re.error as exc:
-        raise IntakeError(f"--id-pattern {id_pattern!r} is not a regular expression: {exc}") from None
-    if "id" not in pattern.groupindex and pattern.groups == 0:
-        raise IntakeError(f"--id-pattern {id_pattern!r} needs a group for the id: (?P<id>...)")
-    return pattern
 
 
 def collect_folder(folder: Path, assignment: Assignment) -> list[Submission]:

@@ -36,8 +36,26 @@ DEFAULT_LIMITS = Limits()
 _CHUNK = 1 << 16
 
 
+def decoded_name(info: zipfile.ZipInfo) -> str:
+    """The entry's name. Without the UTF-8 flag Python reads the bytes as cp437 (the zip
+    standard's); Windows tools write the system's code page, so the bytes are read again as
+    UTF-8, then cp1252, then cp437 (``José Núñez`` not ``JosΘ N·±ez``)."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        raw = info.filename.encode("cp437")
+    except UnicodeEncodeError:
+        return info.filename
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return info.filename
+
+
 def _member_path(info: zipfile.ZipInfo) -> PurePosixPath:
-    name = info.filename.replace("\\", "/")  # archives made on Windows use backslashes
+    name = decoded_name(info).replace("\\", "/")  # archives made on Windows use backslashes
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
         raise UnsafeArchive(f"refused: entry {info.filename!r} has an absolute path")
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]

@@ -46,28 +46,45 @@ def _error_type(text: str) -> str:
     return text.split(":", 1)[0].strip()
 
 
-def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool:
+def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool | None:
     """Does the known-wrong answer do on this probe what the student's did — return a matching
-    value, or raise the same kind of exception?"""
+    value, or raise the same kind of exception? None: no evidence either way — the known-wrong
+    answer is undefined here (NaN where the student's value is finite: log of a negative logit is
+    NaN with ``+ 1e-10``, −27.6 with ``clamp_min(1e-12)``: the same mistake spelled another way)."""
     try:
         wrong = to_plain(mis.wrong(*as_args(probe.args, question.args_as), **probe.kwargs))
     except Exception as exc:  # noqa: BLE001 - the wrong answer's own failure is the signal
         return "error" in item and _error_type(item["error"]) == type(exc).__name__
     try:
-        return "value" in item and question.compare.matches(item["value"], wrong)
+        if "value" in item and question.compare.matches(item["value"], wrong):
+            return True
     except Exception:  # noqa: BLE001 - a known-wrong answer the comparator cannot read matches nothing
         return False
+    if "value" in item and _has_nan(wrong) and not _has_nan(item["value"]):
+        return None
+    return False
+
+
+def _has_nan(value) -> bool:
+    import numpy as np
+
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.isnan(arr).any())
 
 
 def matching_misconception(question: Question, probes: list[Probe], items: list[dict]):
-    """The first known-wrong answer that reproduces every probe's outcome, if any. ``items``
-    are the returned outcomes ({"value": …} or {"error": "Type: message"}); plain values are
-    accepted too."""
+    """The first known-wrong answer that reproduces the outcome of every probe where it is defined
+    (and of one at least), if any. ``items`` are the returned outcomes ({"value": …} or
+    {"error": "Type: message"}); plain values are accepted too."""
     items = [
         item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item} for item in items
     ]
     for mis in question.misconceptions:
-        if all(_reproduces(question, mis, p, item) for p, item in zip(probes, items)):
+        seen = [_reproduces(question, mis, p, item) for p, item in zip(probes, items)]
+        if False not in seen and True in seen:
             return mis
     return None
 

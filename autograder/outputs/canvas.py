@@ -8,7 +8,9 @@ from the roster (a Canvas gradebook export works as one) or, without one, from t
 ids themselves when they are Canvas user ids (a Canvas submissions zip is named by them).
 The score is the record's: the autograded total after ``autograder grade``, the final grade
 (hand-graded points and overrides included, as ``nbgrader export``) after ``autograder
-final-grades``; ``Points Possible`` is the results' ``max_score`` likewise.
+final-grades``; ``Points Possible`` is the results' ``max_score`` likewise. A flagged
+student (a notebook that could not be graded) gets an empty cell, which Canvas imports as no
+grade: never a 0 they did not score (``grade`` and ``final-grades`` list who and why).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def canvas_rows(
                 lms.get("SIS User ID", ""),
                 sis_login,
                 person.section if person else "",
-                _number(rec["score"]),
+                "" if rec.get("flag") else _number(rec["score"]),  # not graded: no grade, never a 0
             ]
         )
     return rows

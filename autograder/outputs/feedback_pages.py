@@ -21,10 +21,12 @@ from pathlib import Path
 
 from autograder.grading.hand_graded import PENDING, hand_graded
 from autograder.grading.storage import safe_name
-from autograder.i18n import Message, say
+from autograder.i18n import N_, Message, say, translate
 from autograder.outputs.exports import question_titles, record_notes
 from autograder.outputs.templating import render
 from autograder.spec import Assignment
+
+NOT_GRADED = N_("not graded: see the flag above")
 
 
 def feedback_text(question: dict, lang: str, problem_set: str) -> str:
@@ -34,11 +36,29 @@ def feedback_text(question: dict, lang: str, problem_set: str) -> str:
     return say(message, lang, problem_set) if message and lang != "en" else question.get("feedback", "")
 
 
+def flag_text(rec: dict, lang: str = "en") -> str:
+    """What a flagged record's reader is told first: why the notebook was not graded."""
+    reason = rec.get("flag_reason") or rec.get("error") or ""
+    if rec.get("flag") == "unreadable":
+        return translate("the file handed in could not be read as a notebook ({reason}).", lang, reason=reason)
+    if rec.get("flag") == "wrong_assignment":
+        return translate("it is not this problem set's notebook: {reason}.", lang, reason=reason)
+    return translate("flagged {flag}: {reason}.", lang, flag=rec.get("flag"), reason=reason) if rec.get("flag") else ""
+
+
 def feedback_page(
-    assignment: Assignment, student: str, rec: dict, *, final: bool = False, lang: str | None = None
+    assignment: Assignment,
+    student: str,
+    rec: dict,
+    *,
+    final: bool = False,
+    handin: dict | None = None,
+    lang: str | None = None,
 ) -> str:
     """The page of one student's record (a results.json entry, a final record, or the service's
-    student view), in ``lang`` (default English)."""
+    student view), in ``lang`` (default English): a flag first, then the questions, the notes, and
+    with ``handin`` (the grading service's, autograder/serve/pages.py) which hand-in this is and the
+    way back to the others."""
     lang = lang or "en"
     titles = dict(question_titles(assignment)) | {h.grade_id: h.title for h in hand_graded(assignment)}
     order = list(titles)
@@ -49,9 +69,18 @@ def feedback_page(
         )
     ]
     for row in rows:
+        row["feedback"] = feedback_text(row, lang, assignment.name)
         row["title"] = say(Message(row["title"], assignment.name), lang) if lang != "en" else row["title"]
+    shared = said_once(rows, lang)
     graded = [row for row in rows if row.get("status") != PENDING]
     pending = [row for row in rows if row.get("status") == PENDING]
+    flag = flag_text(rec, lang)
+    notes = shared + ([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec)
+    if flag:  # said once, first: not again under the notes
+        said = {rec.get("error"), rec.get("flag_reason")}
+        notes = [n for n in notes if n not in said and not n.startswith(("flagged ", "another assignment's notebook"))]
+        not_graded = translate(NOT_GRADED, lang)
+        graded, pending = graded + [dict(row, status="not graded", feedback=not_graded) for row in pending], []
     if final:
         title = Message("{ps} — final grade for {student}", ps=assignment.name, student=student)
     else:
@@ -60,15 +89,38 @@ def feedback_page(
         "feedback.html",
         lang=lang,
         title=say(title, lang),
-        feedback=lambda row: feedback_text(row, lang, assignment.name),
         final=final,
         score=rec["score"],
         max_score=rec["max_score"],
         graded=graded,
         pending=pending,
         pending_points=sum(q["max_score"] for q in pending),
-        notes=([rec["error"]] if rec.get("error") else []) + rec.get("flags", []) + record_notes(rec),
+        notes=notes,
+        flag=flag,
+        handin=handin,
     )
+
+
+def said_once(rows: list[dict], lang: str = "en") -> list[str]:
+    """A context several questions' feedback ends with (a blank notebook's "— still `raise
+    NotImplementedError()` in: …" list, a failed cell) is cut from each and returned once, as a note
+    (on the feedback as the page says it, in its language)."""
+    ends: dict[str, int] = {}
+    for row in rows:
+        text = row.get("feedback") or ""
+        cut = min((i for i in (text.find(" — "), text.find(" (")) if i > 0), default=-1)
+        if cut > 0:
+            ends[text[cut:]] = ends.get(text[cut:], 0) + 1
+    shared = [end for end, n in ends.items() if n > 1 and len(end) > 30]
+    marker = translate("see the note below", lang)
+    for row in rows:
+        for end in shared:
+            if (row.get("feedback") or "").endswith(end):
+                row["feedback"] = row["feedback"][: -len(end)] + f" ({marker})"
+    return [
+        translate("for each question marked “{marker}”: {context}", lang, marker=marker, context=end.strip(" —()"))
+        for end in shared
+    ]
 
 
 def write_feedback_pages(

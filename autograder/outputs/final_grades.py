@@ -16,12 +16,19 @@ are the gradebook's own, the ones ``nbgrader export`` writes:
 * a student with no submission in the gradebook scores 0 of the assignment's maximum, as export;
 * ``stale`` lists what the gradebook and results.json disagree on (an auto score, a question the
   gradebook lacks): run ``grade --db`` again;
+* every comment a grader typed in formgrader reaches the record: a hand-graded cell's as its
+  feedback, one under an autograded answer (nbgrader files it under the answer's solution cell)
+  or its test cell as the question's ``grader_comment``;
+* a flagged record (unreadable, another assignment's notebook) keeps the kit's "not graded"
+  entries and is listed in ``flagged``: the LMS exports leave its grade blank, the report leaves it
+  out of its statistics;
 * the record keeps the kit's ``autograded_score``, the LMS's ``late`` marker and the intake's
   ``flag`` / ``flag_reason`` (read with ``get``), and gains the roster's ``name``.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from autograder.errors import AutograderError
@@ -73,6 +80,9 @@ def final_results(
             incomplete += [(student, gid) for gid, q in out["questions"].items() if q["status"] == PENDING]
             final["students"][student] = out
     final["incomplete"] = [f"{s}: {gid}" for s, gid in incomplete]
+    final["flagged"] = [
+        f"{s}: {rec['flag']}: {rec.get('flag_reason') or ''}" for s, rec in final["students"].items() if rec.get("flag")
+    ]
     final["stale"] = stale
     return final
 
@@ -96,12 +106,62 @@ def _comment(gb, notebook, name: str) -> str:
     return ""
 
 
+def _answer_comments(submission, assignment: Assignment) -> dict[str, list[str]]:
+    """grade id -> the comments a grader typed under the question's answer cells in formgrader
+    (nbgrader keeps a comment per solution cell; an answer cell belongs to the grade cell after it)."""
+    owner = answer_cells(assignment)
+    found: dict[str, list[str]] = {}
+    for notebook in submission.notebooks:
+        for comment in notebook.comments:
+            text = (comment.manual_comment or "").strip()
+            gid = owner.get(comment.name)
+            if text and gid:
+                found.setdefault(gid, []).append(text)
+    return found
+
+
+@functools.cache
+def _answer_cells(path: str, mtime: float) -> dict[str, str]:
+    import json
+
+    owner, waiting = {}, []
+    for cell in json.loads(Path(path).read_text(encoding="utf-8")).get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        gid = meta.get("grade_id")
+        if meta.get("solution") and not meta.get("grade"):
+            waiting.append(gid)
+        elif meta.get("grade") and gid:
+            owner.update({answer: gid for answer in waiting})
+            waiting = []
+    return owner
+
+
+def answer_cells(assignment: Assignment) -> dict[str, str]:
+    """answer (solution) cell id -> the grade id of the autograded question that checks it."""
+    path = assignment.source_dir / assignment.notebook
+    return _answer_cells(str(path), path.stat().st_mtime) if path.is_file() else {}
+
+
+def grader_comments(rec: dict) -> list[str]:
+    """Every comment graders wrote for a final record, each after its question's id."""
+    said = []
+    for gid, q in rec.get("questions", {}).items():
+        if q.get("grader_comment"):
+            said.append(f"{gid}: {q['grader_comment']}")
+        elif q.get("status") == GRADED and q.get("feedback") not in (None, "", HAND_GRADED_FEEDBACK):
+            said.append(f"{gid}: {q['feedback']}")
+    return said
+
+
 def _from_gradebook(gb, assignment: Assignment, submission, rec: dict, hand: set[str], stale: list) -> dict:
     questions = {}
+    answer_comments = _answer_comments(submission, assignment)
     for gid, (grade, comment) in _grade_entries(gb, submission).items():
         kit = dict(rec["questions"].get(gid) or {"status": "missing", "feedback": "", "max_score": grade.max_score})
         score = float(grade.score or 0.0)
-        if gid in hand or kit.get("status") in (PENDING, UNANSWERED):
+        if rec.get("flag") and grade.manual_score is None:
+            pass  # not graded, and the kit says why (the flag), not "no response"
+        elif gid in hand or kit.get("status") in (PENDING, UNANSWERED):
             kit.update(_hand_graded(grade, comment))
         else:
             if grade.auto_score is not None and float(grade.auto_score) != float(kit.get("score", 0.0)):
@@ -111,8 +171,9 @@ def _from_gradebook(gb, assignment: Assignment, submission, rec: dict, hand: set
                 )
             if grade.manual_score is not None and grade.manual_score != grade.auto_score:
                 kit.update(override=True, auto_score=grade.auto_score)
-                if comment:
-                    kit["grader_comment"] = comment
+            said = [c for c in [comment, *answer_comments.get(gid, [])] if c]
+            if said:  # typed in formgrader under the answer (or the test cell): the student reads it
+                kit["grader_comment"] = "\n\n".join(dict.fromkeys(said))
         kit.update(score=score, max_score=float(grade.max_score))
         questions[gid] = kit
     stale += [
@@ -152,6 +213,7 @@ def _not_handed_in(rec: dict, hand: set[str], max_score: float) -> dict:
         "max_score": max_score,
         "questions": questions,
         **({"error": rec["error"]} if rec.get("error") else {}),
+        **({"flags": rec["flags"]} if rec.get("flags") else {}),
     }
 
 

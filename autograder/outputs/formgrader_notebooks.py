@@ -14,18 +14,24 @@ finds those cells, so the gradebook records them as nbgrader would.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from autograder.grading.hand_graded import PENDING
 
 VERDICT_TITLE = "autograder"
+VERDICT_WIDTH = 100  # formgrader shows a stream output as preformatted text: it does not wrap
 
 
 def verdict_text(entry: dict) -> str:
-    """The output of one autograded test cell: status, points, then the student's feedback."""
+    """The output of one autograded test cell: status, points, then the student's feedback,
+    wrapped at ``VERDICT_WIDTH`` (formgrader's grading view would show one long line)."""
     head = f"{VERDICT_TITLE}: {entry.get('status', '?')} — {float(entry.get('score', 0)):g} / "
     head += f"{float(entry.get('max_score', 0)):g} points"
-    feedback = (entry.get("feedback") or "").strip()
+    feedback = "\n".join(
+        textwrap.fill(line, VERDICT_WIDTH, break_long_words=False, break_on_hyphens=False) if line else line
+        for line in (entry.get("feedback") or "").strip().splitlines()
+    )
     return head + ("\n" + feedback if feedback else "") + "\n"
 
 

@@ -217,6 +217,8 @@ def record_results(
                     continue
                 if q.get("status") != PENDING:
                     _mark_autograded(grade, float(q["score"]))
+                    if rec.get("flag"):
+                        _say_in_formgrader(gb, grade_id, notebook_id, assignment.name, student, q.get("feedback"))
                 elif student not in notebooks:
                     continue  # no notebook to tell: as recorded before (the manual queue's)
                 elif grade_id in left_blank:
@@ -257,6 +259,16 @@ def _hand_graded_checksums(gb, assignment: Assignment, notebook_id: str) -> dict
         except MissingEntry:
             continue
     return found
+
+
+def _say_in_formgrader(gb, grade_id: str, notebook_id: str, assignment_id: str, student: str, text) -> None:
+    """The comment formgrader shows under a cell (a flagged notebook's: why it was not graded)."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        gb.find_comment(grade_id, notebook_id, assignment_id, student).auto_comment = text
+    except MissingEntry:
+        pass  # a test cell: nbgrader keeps comments for answer cells only
 
 
 def _wait_for_grader(grade) -> None:

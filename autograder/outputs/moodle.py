@@ -5,7 +5,8 @@ grading worksheet" feedback type).
 Moodle's own download has the columns below; on upload it matches each row by ``Identifier``
 (``Participant <id>``: the participant id that also names the submission folders of a Moodle
 download, ``<Full Name>_<id>_assignsubmission_file_``) and reads ``Grade`` and ``Feedback
-comments``. The id is the roster's ``moodle_id`` (or another LMS id column), else the student id
+comments`` (the late and flag notes and every grader's comment; a flagged student's Grade is left
+empty, never a 0). The id is the roster's ``moodle_id`` (or another LMS id column), else the student id
 itself when it is a number (a Moodle download is graded under those). Students with neither are
 left out and listed by :func:`write_moodle_worksheet`.
 """
@@ -47,7 +48,9 @@ def worksheet_rows(results: dict, people: Roster | None, notes=lambda rec: []) -
             left_out.append(student)
             continue
         person = people.people.get(student) if people else None
-        status = "No submission" if rec.get("error") and not rec.get("raw_score") else "Submitted for grading"
+        flagged = bool(rec.get("flag"))  # handed in but not gradable: no grade, and the comment says why
+        handed_in = flagged or not rec.get("error") or rec.get("raw_score")
+        status = "Submitted for grading" if handed_in else "No submission"
         if rec.get("late"):
             status += " - Late"  # Moodle's own words for a late submission
         rows.append(
@@ -56,7 +59,7 @@ def worksheet_rows(results: dict, people: Roster | None, notes=lambda rec: []) -
                 (person.name if person and person.name else rec.get("name") or student),
                 person.email if person else "",
                 status,
-                f"{float(rec['score']):.2f}",
+                "" if flagged else f"{float(rec['score']):.2f}",
                 f"{top:.2f}",
                 "Yes",
                 rec.get("submitted_at") or "",

@@ -182,7 +182,7 @@ def _summary_rows(results: dict) -> list[tuple[str, str, str]]:
         ("min", "Lowest", f"{min(totals):g}"),
         ("max", "Highest", f"{max(totals):g}"),
         ("full-marks", "Full marks", str(sum(t >= top for t in totals))),
-    ] + _marker_rows(results)
+    ]
 
 
 def _marker_rows(results: dict) -> list[tuple[str, str, str]]:
@@ -191,18 +191,18 @@ def _marker_rows(results: dict) -> list[tuple[str, str, str]]:
     late = sum(bool(rec.get("late")) for rec in records)
     flagged = sum(bool(rec.get("flag")) for rec in records)
     return ([("late", "Late (LMS marker)", str(late))] if late else []) + (
-        [("flagged", "Flagged submissions", str(flagged))] if flagged else []
+        [("flagged", "Flagged submissions (not graded: left out of every statistic)", str(flagged))] if flagged else []
     )
 
 
 def render_page(results: dict, stats: list[QuestionStats], has_misconception_plot: bool, similarity: str = "") -> str:
     """The page; ``similarity`` is the HTML section of autograder.similarity.evidence.report_section."""
-    students = bool(results["students"])
+    students = bool(counted(results)["students"])
     return render(
         "report.html",
         title=f"{results.get('assignment', '')} — {'final grades' if results.get('final') else 'cohort report'}",
         students=students,
-        summary=_summary_rows(results) if students else [],
+        summary=(_summary_rows(counted(results)) if students else []) + _marker_rows(results),
         stats=stats,
         discrimination_note=DISCRIMINATION_NOTE,
         misconceptions=[(s, m) for s in stats for m in s.misconceptions],
@@ -211,13 +211,20 @@ def render_page(results: dict, stats: list[QuestionStats], has_misconception_plo
     )
 
 
+def counted(results: dict) -> dict:
+    """``results`` without the flagged students (a notebook that could not be graded is no score:
+    it would drag the mean, the histogram and every discrimination towards 0)."""
+    return {**results, "students": {s: rec for s, rec in results["students"].items() if not rec.get("flag")}}
+
+
 def write_report(results: dict, folder: Path, assignment=None, similarity: str = "") -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    stats = question_stats(results, assignment)
+    graded = counted(results)
+    stats = question_stats(graded, assignment)
     has_misc_plot = False
-    if results["students"]:
-        plot_score_distribution(results, folder / "score_distribution.png")
+    if graded["students"]:
+        plot_score_distribution(graded, folder / "score_distribution.png")
         plot_questions(stats, folder / "questions.png")
         has_misc_plot = plot_misconceptions(stats, folder / "misconceptions.png")
     page = folder / "index.html"

@@ -17,9 +17,13 @@ import re
 from functools import cache
 
 import jinja2
+import markupsafe
 from markupsafe import Markup, escape
 
 from autograder.i18n import choose_language, text_direction, translate
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
 def _number(value: float) -> str:
@@ -30,6 +34,15 @@ def _number(value: float) -> str:
 def _fixed(value: float | None, digits: int) -> str:
     """A statistic to ``digits`` places, or — where it is undefined."""
     return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _inline_markdown(text, rtl: bool = False) -> markupsafe.Markup:
+    """Feedback and graders' comments as Markdown writes them inline: `code` and **bold**; the
+    text is escaped first, so nothing a student or grader wrote becomes HTML. In a right-to-left
+    page (``rtl``) code runs left to right (``<code dir="ltr">``)."""
+    escaped = str(markupsafe.escape(text))
+    escaped = _CODE.sub(r'<code dir="ltr">\1</code>' if rtl else r"<code>\1</code>", escaped)
+    return markupsafe.Markup(_BOLD.sub(r"<b>\1</b>", escaped))
 
 
 @cache
@@ -47,10 +60,8 @@ def environment() -> jinja2.Environment:
     env.newstyle_gettext = True  # {% trans %} blocks call the context's gettext, which formats
     env.filters["g"] = _number
     env.filters["fixed"] = _fixed
+    env.filters["md"] = _inline_markdown
     return env
-
-
-_CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 def language_helpers(lang: str) -> dict:
@@ -70,10 +81,9 @@ def language_helpers(lang: str) -> dict:
         return Markup('<bdi dir="ltr">{}</bdi>').format(value) if rtl else escape(value)
 
     def bidi(text) -> Markup:
-        """Free text (feedback) escaped; in a RTL page its `code spans` run left to right."""
-        escaped = escape(text)
-        # on a plain str: re.sub joins with the input's type, and Markup.join would escape the tags
-        return Markup(_CODE_SPAN.sub(r'<code dir="ltr">\1</code>', str(escaped))) if rtl else escaped
+        """Free text (feedback, comments) as inline Markdown (the ``md`` filter); in a RTL page its
+        code spans run left to right."""
+        return _inline_markdown(text, rtl)
 
     return {
         "_": _,

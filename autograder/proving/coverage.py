@@ -9,7 +9,10 @@ On each self-test student's probes:
 * array arguments take at least one shape the visible examples do not show;
 * the combinations a question declares as interacting (top-k with top-p, EOS inside and
   outside the vocabulary, ...) each occur in some probe: ``Question.coverage_together =
-  {description: predicate(arguments by name) -> bool}``.
+  {description: predicate(arguments by name) -> bool}``;
+* the ranges the question's text names (``Question.stated_ranges``) are probed at their ends,
+  inside and past them where the text allows it, and every argument the text bounds has one
+  (``stated_ranges``).
 
 A parameter can be exempted from the first three rules, with the reason, in
 ``Question.coverage_exempt = {parameter: reason}``. ``contract_rules`` adds the rules that the whole
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from autograder.proving.contract_rules import contract_problems
+from autograder.proving.stated_ranges import notebook_text_problems, range_problems
 from autograder.spec import Assignment, FunctionSource, Probe, Question
 
 _OMITTED = object()
@@ -110,6 +114,7 @@ def question_problems(
                     f"shapes in the hidden probes of {student}"
                 )
         problems += contract_problems(q, student, probes)
+        problems += range_problems(q, student, calls)
         for description, holds in together.items():
             if not any(_holds(holds, c) for c in calls):
                 problems.append(f"{q.grade_id}: no hidden probe of {student} has {description}")
@@ -124,7 +129,7 @@ def _holds(predicate, call: dict) -> bool:
 
 
 def coverage_problems(assignment: Assignment, questions: list[Question], students) -> list[str]:
-    problems = []
+    problems = notebook_text_problems(assignment, questions)
     for q in questions:
         probes = {s: q.probes_for(s, assignment) for s in students}
         problems += question_problems(q, probes)

@@ -67,9 +67,12 @@ class FeedbackAudit:
         """The leak scan over every text seen, every misconception text and the verdicts on typical
         wrong answers to the value and formula questions."""
         from autograder.judging.instructor_answers import SELFTEST_STUDENTS
+        from autograder.proving.inference_scan import inferred_leaks
         from autograder.proving.leak_scan import judged_wrong_texts, leaks
 
-        self.leaks = leaks(assignment, [*self.texts, *judged_wrong_texts(assignment, SELFTEST_STUDENTS[0])])
+        student = SELFTEST_STUDENTS[0]
+        self.leaks = leaks(assignment, [*self.texts, *judged_wrong_texts(assignment, student)])
+        self.leaks += inferred_leaks(assignment, student)
         return self.leaks
 
 

@@ -94,17 +94,11 @@ def _read(candidate: str, symbols: tuple[str, ...]):
         return None
 
 
-def formula_in(text: str, expected: sympy.Expr, symbols: tuple[str, ...]) -> str | None:
-    """A run of words in ``text`` that reads as ``expected`` (or its expanded form), or None. Read
-    as written — SymPy's own ordering, no simplification — so the question's statement
-    (m·(j − i) − m·j) is not its answer (−m·i). Only runs of words made of the question's symbols,
-    numbers and operators are read."""
+def _formula_runs(text: str, symbols: tuple[str, ...]):
+    """Each run of words in ``text`` that reads as a formula over ``symbols``: (as written, parsed)."""
     from autograder.judging.compare.formula_grammar import FUNCTIONS as FORMULA_FUNCTIONS
 
     names = frozenset(symbols) | frozenset(FORMULA_FUNCTIONS)
-    # the symbols as the parser makes them (positive), whatever the reference declared
-    expected = expected.xreplace({s: sympy.Symbol(str(s), positive=True) for s in expected.free_symbols})
-    targets = {expected, sympy.expand(expected)}
     for piece in re.split(r"[=:;,—–?!]|\. ", text):
         runs, run = [], []
         for word in [*piece.split(), ""]:
@@ -117,9 +111,44 @@ def formula_in(text: str, expected: sympy.Expr, symbols: tuple[str, ...]) -> str
             for start in range(len(words)):
                 for stop in range(start + 1, min(len(words), start + MAX_WINDOW) + 1):
                     candidate = _readable(" ".join(words[start:stop]))
-                    if candidate and any(s in candidate for s in symbols) and _read(candidate, symbols) in targets:
-                        return candidate
+                    if candidate and any(s in candidate for s in symbols):
+                        parsed = _read(candidate, symbols)
+                        if parsed is not None:
+                            yield candidate, parsed
+
+
+def formula_in(text: str, expected: sympy.Expr, symbols: tuple[str, ...]) -> str | None:
+    """A run of words in ``text`` that reads as ``expected`` (or its expanded form), or None. Read
+    as written — SymPy's own ordering, no simplification — so the question's statement
+    (m·(j − i) − m·j) is not its answer (−m·i). Only runs of words made of the question's symbols,
+    numbers and operators are read."""
+    # the symbols as the parser makes them (positive), whatever the reference declared
+    expected = expected.xreplace({s: sympy.Symbol(str(s), positive=True) for s in expected.free_symbols})
+    targets = {expected, sympy.expand(expected)}
+    for candidate, parsed in _formula_runs(text, symbols):
+        if parsed in targets:
+            return candidate
     return None
+
+
+def monomials_in(text: str, symbols: tuple[str, ...]) -> list[sympy.Expr]:
+    """The single terms (a product of the question's symbols and numbers) ``text`` writes."""
+    found = {}
+    for _, parsed in _formula_runs(text, symbols):
+        if parsed.free_symbols and not isinstance(parsed, sympy.Add):
+            found[parsed] = None
+    return list(found)
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers ``text`` writes (1,024 and 1_024 read as 1024; a sign is the text's own word)."""
+    out = []
+    for m in re.finditer(r"(?<![\w.])\d[\d,_]*(\.\d+)?(e-?\d+)?(?![\w])", text):
+        try:
+            out.append(float(m.group(0).replace(",", "").replace("_", "")))
+        except ValueError:
+            continue
+    return list(dict.fromkeys(out))
 
 
 def answer_forms(assignment: Assignment, student: str) -> tuple[dict, dict]:

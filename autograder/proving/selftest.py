@@ -6,7 +6,8 @@ For every problem set:
 3. every question rejects each of its known-wrong answers on several students' probes, and
    the feedback given is that misconception's own text; a question without a known-wrong
    answer fails the self-test; no misconception text, nor the diagnosis of a typical wrong
-   answer to a value or formula question, holds an expected value or formula (``leak_scan``);
+   answer to a value or formula question, holds an expected value or formula (``leak_scan``),
+   nor tells a step that takes the wrong answer to the expected one (``inference_scan``);
 4. the hidden probes follow the coverage rules (``autograder.proving.coverage``) and kill every
    non-equivalent mutant of each function question's reference (``autograder.proving.mutation.analysis``);
 5. (reported) how many known-wrong answers the visible checks already catch.
@@ -47,11 +48,12 @@ def check_misconceptions(assignment: Assignment) -> list[str]:
 
 
 def check_leaks(assignment: Assignment) -> list[str]:
+    from autograder.proving.inference_scan import inferred_leaks
     from autograder.proving.leak_scan import judged_wrong_texts, leaks
 
-    return [
-        f"feedback gives the answer away: {x}"
-        for x in leaks(assignment, judged_wrong_texts(assignment, SELFTEST_STUDENTS[0]))
+    written = leaks(assignment, judged_wrong_texts(assignment, SELFTEST_STUDENTS[0]))
+    return [f"feedback gives the answer away: {x}" for x in written] + [
+        f"the answer follows from the feedback: {x}" for x in inferred_leaks(assignment, SELFTEST_STUDENTS[0])
     ]
 
 

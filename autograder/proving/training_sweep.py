@@ -28,15 +28,17 @@ _NS: dict = {}
 _ASSIGNMENT = None
 
 
-def _load_namespace(assignment, cells: dict[str, str]) -> dict:
-    """The notebook's code cells executed here, as the grader's kernel would (GRADING is True)."""
+def notebook_namespace(assignment, cells: dict[str, str] | None = None) -> dict:
+    """The notebook's code cells executed here, as the grader's kernel would (GRADING is True).
+
+    Trusted code only (the instructor's notebook, or a test's cells): it runs in this process.
+    """
     import nbformat
     import torch
 
     from autograder.releasing.sample_submissions import make_notebook
 
     torch.set_num_threads(1)
-    os.environ.setdefault("AUTOGRADER_STUDENT_ID", "sweep")
     nb = make_notebook(assignment, cells) if cells else nbformat.read(assignment.source_dir / assignment.notebook, 4)
     ns = {"__name__": "__main__"}
     for cell in nb.cells:
@@ -49,27 +51,22 @@ def _init(name: str, cells: dict[str, str], course: str | None) -> None:
     global _ASSIGNMENT, _NS
     if course:
         os.environ["AUTOGRADER_COURSE"] = course
+    os.environ.setdefault("AUTOGRADER_STUDENT_ID", "sweep")
     from autograder.spec import load_assignment
 
     _ASSIGNMENT = load_assignment(name)
-    _NS = _load_namespace(_ASSIGNMENT, cells)
+    _NS = notebook_namespace(_ASSIGNMENT, cells)
 
 
 def _ask(questions, probes):
     """One training run per question, in this process: the verdicts and the CPU-seconds."""
-    from autograder.judging.outcome import Outcome
+    from autograder.judging.instructor_answers import known_wrong_outcome
     from autograder.judging.verdict import judge
-    from autograder.spec import as_args, to_plain
 
     verdicts, start = {}, time.process_time()
     for q in questions:
-        outcomes = []
-        for probe in probes[q.grade_id]:
-            try:
-                outcomes.append({"value": to_plain(_NS[q.answer](*as_args(probe.args, q.args_as)))})
-            except Exception as exc:  # noqa: BLE001 - the student's code raised: judged as the grader would
-                outcomes.append({"error": f"{type(exc).__name__}: {exc}"})
-        verdicts[q.grade_id] = judge(q, probes[q.grade_id], Outcome("returned", outcomes))
+        answer = _NS[q.answer]
+        verdicts[q.grade_id] = judge(q, probes[q.grade_id], known_wrong_outcome(q, probes[q.grade_id], answer))
     return verdicts, time.process_time() - start
 
 

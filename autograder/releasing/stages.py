@@ -6,6 +6,8 @@
    ``add_validate_helper``   ships ``validate.py`` (a student's validate step, nothing of the grader)
    ``student_commands``      the notebook's text names the command students have (``python
                              validate.py``), not the instructor's ``autograder validate``
+   ``add_handin_instructions`` a "Handing in" cell after the introduction: how to submit, the
+                             latest counts, hidden inputs, where feedback appears (handin_cell.py)
 2. ``fill_visible_checks``   placeholder grade cells get checks whose expected values are
                              computed from the reference now (nothing typed in by hand)
 3. ``nbgrader_generate``     nbgrader's own GenerateAssignment: strips solutions, locks cells,
@@ -39,6 +41,7 @@ import nbformat
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
 from autograder.releasing.answer_key import answer_key_digest
+from autograder.releasing.handin_cell import add_handin_instructions
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
 from autograder.spec import Assignment, ProblemSetError
 
@@ -84,8 +87,10 @@ def student_params_source(assignment: Assignment) -> str:
     fn = assignment.student_params
     return "\n".join(
         [
-            "# Your personal parameters. The grader derives exactly the same ones from your student id",
-            "# (your JupyterHub user name). Working elsewhere? Replace 'your-student-id' with your id.",
+            "# Your personal parameters. The grader derives the same ones from the id your notebook is",
+            "# collected under (your JupyterHub user name): it runs this cell with JUPYTERHUB_USER set to",
+            "# that id. This cell is locked: do not edit it. Working off the Hub? Start Jupyter with your",
+            "# id in the environment (JUPYTERHUB_USER=<your id> jupyter lab) and check the printed id.",
             "import os",
             "",
             'STUDENT_ID = os.environ.get("JUPYTERHUB_USER", "your-student-id")',
@@ -175,10 +180,12 @@ INSTRUCTOR_VALIDATE = re.compile(r"`autograder validate ")
 
 def add_validate_helper(ctx: ReleaseContext) -> None:
     """Students' validate step, with what they have installed: ``python validate.py NOTEBOOK``,
-    its report's messages in every language written into it (no catalogue files to ship)."""
+    its docstring naming this set's notebook and its report's messages in every language written
+    into it (no catalogue files to ship)."""
     from autograder.releasing.validate_bundle import standalone_validate
 
-    (ctx.notebook.parent / STUDENT_VALIDATE).write_text(standalone_validate(), encoding="utf-8")
+    text = standalone_validate(notebook=ctx.assignment.notebook)
+    (ctx.notebook.parent / STUDENT_VALIDATE).write_text(text, encoding="utf-8")
 
 
 def student_commands(ctx: ReleaseContext) -> None:
@@ -228,6 +235,7 @@ STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("add_formula_helper", add_formula_helper),
     ("add_validate_helper", add_validate_helper),
     ("student_commands", student_commands),
+    ("add_handin_instructions", add_handin_instructions),
     ("fill_visible_checks", fill_visible_checks),
     ("nbgrader_generate", nbgrader_generate),
     ("normalise", normalise),

@@ -1,12 +1,15 @@
-"""Validate a problem-set notebook before submitting: ``python validate.py ps1_attention.ipynb``.
+"""Validate a problem-set notebook before submitting: ``python validate.py THE_NOTEBOOK.ipynb``.
 
-``autograder release`` ships this file beside every released notebook as ``validate.py``: it
-needs only what a student's install has (``student-requirements.txt``: nbgrader brings nbformat
-and nbclient, ipykernel the kernel), nothing of the grader. ``autograder validate`` is the same
-code. It runs the notebook top to bottom in a real Jupyter kernel, as *Kernel -> Restart & Run
-All* would, and reports each visible check cell. Exit 1 when a check fails, a cell errors or an
-answer cell still holds the release's ``raise NotImplementedError()`` — also inside a function
-nothing calls yet (nbgrader's own validate exits 0 then); exit 2 when the file is not there.
+``autograder release`` ships this file beside every released notebook as ``validate.py`` (the
+notebook's own name written in above): it needs only what a student's install has
+(``student-requirements.txt``: nbgrader brings nbformat and nbclient, ipykernel the kernel),
+nothing of the grader. ``autograder validate`` is the same code. It runs the notebook top to
+bottom in a real Jupyter kernel, as *Kernel -> Restart & Run All* would, reports each visible
+check cell (and any other cell that failed), then says how to hand in and where the feedback
+appears (:func:`handin_steps`, also the release's "Handing in" cell). Exit 1 when a check fails,
+a cell errors or an answer cell still holds the release's ``raise NotImplementedError()`` —
+also inside a function nothing calls yet (nbgrader's own validate exits 0 then); exit 2 when
+the file is not there.
 
 It reports in the student's language: ``--lang de`` (or ``AUTOGRADER_LANG``), else the course's
 (``LANGUAGE``, written by the release). ``TRANSLATIONS`` holds this file's messages from the
@@ -93,10 +96,40 @@ def run_notebook(path: Path, timeout: int = 120) -> list[CellReport]:
     return reports
 
 
+def handin_steps(assignment: str, lang: str = "en") -> list[str]:
+    """How to hand in ``assignment`` (the notebook's name without .ipynb) and where feedback
+    appears, in Markdown: the release's "Handing in" cell and validate's last lines."""
+    return [
+        _t(
+            "**Check** first: *Kernel → Restart & Run All*, or `python validate.py {assignment}.ipynb` "
+            "in a terminal in this folder; both run the visible checks only.",
+            lang,
+            assignment=assignment,
+        ),
+        _t(
+            "**Submit** with the Assignments tab's *Submit* (`nbgrader submit {assignment}`), or upload "
+            "the notebook on the course's grading service page (`/services/autograder/` on the course's "
+            "JupyterHub). Both are the same hand-in: **your latest submission is the one that counts**.",
+            lang,
+            assignment=assignment,
+        ),
+        _t(
+            "**Graded on hidden inputs**: the grader calls your functions on inputs drawn for you, not only "
+            "the examples in this notebook; passing the visible checks is not yet full marks.",
+            lang,
+        ),
+        _t(
+            "**Feedback** appears within about a minute: under the Assignments tab's *Fetch Feedback* "
+            "(for a submission made there) and on the grading service's page, with every submission you made.",
+            lang,
+        ),
+    ]
+
+
 def summarise(reports: list[CellReport], lang: str = "en") -> tuple[bool, str]:
     lines, ok = [], True
     for r in reports:
-        if r.kind == "code" and r.ok:
+        if r.kind != "check" and r.ok:  # the checks, and whatever else failed
             continue
         name = r.grade_id or _t("cell {number}", lang, number=r.index + 1)
         if r.ok:
@@ -143,7 +176,9 @@ def validate(notebook: str, timeout: int = 120, lang: str | None = None) -> int:
         print(_t("could not run {name}: {error}", lang, name=path.name, error=exc), file=sys.stderr)
         return 1
     ok, text = summarise(reports, lang)
-    print(_t("Validating {name}:", lang, name=path.name) + "\n" + text)
+    print(_t("Validating {name}:", lang, name=path.name) + "\n" + text + "\n\n" + _t("Handing in:", lang))
+    for step in handin_steps(path.stem, lang):
+        print("  - " + step.replace("**", "").replace("`", ""))
     return 0 if ok else 1
 
 

@@ -23,11 +23,14 @@ def validate_messages() -> list[str]:
     return list(dict.fromkeys(message for _line, message, _comments, _context in found))
 
 
-def standalone_validate(lang: str | None = None) -> str:
-    """validate.py's text: English report by default, or ``lang`` (default: the course's)."""
+def standalone_validate(lang: str | None = None, notebook: str | None = None) -> str:
+    """validate.py's text: its report in ``lang`` by default (default: the course's), its
+    docstring naming ``notebook`` (the problem set's)."""
     from autograder.course import course_language
 
     source = Path(student_validate.__file__).read_text(encoding="utf-8")
+    if notebook:
+        source = source.replace("THE_NOTEBOOK.ipynb", notebook, 1)
     messages = validate_messages()
     table = {}
     for code in LANGUAGES:

@@ -274,8 +274,11 @@ class Feedback:
             return self.finish(pages.not_graded(job, self.language()))
         from autograder.outputs.feedback_pages import feedback_page
 
-        page = feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result), lang=self.language())
-        self.finish(page)
+        later = sum(1 for j in self.engine.journal.of_student(job.student) if j.ps == job.ps and j.id > job.id)
+        lang = self.language()
+        note = pages.handin_note(job, self.base, later, lang)
+        result = json.loads(job.result)
+        self.finish(feedback_page(self.engine.assignments[job.ps], job.student, result, handin=note, lang=lang))
 
 
 class Instructors(ApiLogin):

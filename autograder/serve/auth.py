@@ -46,6 +46,21 @@ class Policy:
         return name in self.instructors or bool(groups & self.instructor_groups)
 
 
+def bad_student_id(name: str) -> str | None:
+    """Why ``name`` cannot be a student id here, or None. Submissions are filed under the id as
+    nbgrader files them (``<exchange>/inbound/<id>+<ps>+<time>/``, ``submitted/<id>/``): no
+    ``/`` or ``\\``, no ``..``, no ``+`` (nbgrader's separator), no control characters."""
+    if not name or not name.strip():
+        return "an empty user name"
+    if "/" in name or "\\" in name or ".." in name:
+        return f"{name!r} holds a path ('/', '\\' or '..')"
+    if "+" in name:
+        return f"{name!r} holds '+', which separates nbgrader's submission names"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return f"{name!r} holds a control character"
+    return None
+
+
 def load_tokens(path: Path) -> dict[str, str]:
     """The token file's ``{token: user}``; ``ValueError`` with a one-line reason (naming the file,
     never a token) when it cannot be read, is not that JSON object, is empty, or has a short token."""
@@ -66,6 +81,10 @@ def load_tokens(path: Path) -> dict[str, str]:
     short = [v for k, v in tokens.items() if len(k) < 16]
     if short:
         raise ValueError(f"{path}: tokens of 16 characters at least (too short for {short[0]!r})")
+    for user in tokens.values():
+        why = bad_student_id(user)
+        if why:
+            raise ValueError(f"{path}: user {why}: not usable as a student id")
     return tokens
 
 

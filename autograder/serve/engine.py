@@ -30,6 +30,7 @@ from autograder.grading.submission import grade_one, single_threaded_reference
 from autograder.intake.submission import Submission
 from autograder.outputs.publish import Outputs, publish
 from autograder.sandbox.pool import SandboxConfig, Worker
+from autograder.serve.auth import bad_student_id
 from autograder.serve.fairqueue import FairQueue, QueueFull
 from autograder.serve.journal import Job, Journal
 from autograder.serve.ratelimit import RateLimiter, Verdict
@@ -49,7 +50,7 @@ class Refused(Exception):
 
 def student_view(record: dict) -> dict:
     """The part of a stored record a student's feedback shows (as ``results.json`` has it)."""
-    keys = ("score", "max_score", "questions", "error", "flags", "submitted_at")
+    keys = ("score", "max_score", "questions", "error", "flags", "flag", "flag_reason", "submitted_at")
     return {k: record[k] for k in keys if record.get(k) not in (None, [], "")}
 
 
@@ -67,6 +68,8 @@ class Engine:
         db: str | None = None,
         course_id: str | None = None,
         scheduler: str | None = None,
+        handin=None,
+        service_url: str = "/",
         log=sys.stderr,
     ):
         self.assignments = {a.name: a for a in assignments}
@@ -75,6 +78,9 @@ class Engine:
         self.n_workers, self.sandbox = max(1, workers), sandbox or SandboxConfig()
         self.db, self.course_id, self.log = db, course_id, log
         self.scheduler = scheduler  # a Dask scheduler: grading is handed to its workers
+        # nbgrader's exchange (autograder.serve.handin.HandIn): uploads filed as submissions,
+        # feedback where `nbgrader fetch_feedback` finds it; the pages link back to service_url
+        self.handin, self.service_url = handin, service_url
         self._cluster = None
         self.journal = Journal(self.state_dir)
         self.queue = FairQueue(max_queue, max_per_student)
@@ -170,6 +176,9 @@ class Engine:
             )
         )
         assignment = self.assignments.get(name)
+        why = bad_student_id(student)
+        if why:  # a Hub user name the exchange could not file (standalone token files are checked at start)
+            raise Refused(403, f"user {why}: not usable as a student id; ask your instructors")
         if assignment is None:
             raise Refused(404, f"unknown problem set {ps!r}; served here: {', '.join(self.assignments)}")
         if not data or len(data) > MAX_UPLOAD_BYTES:
@@ -193,10 +202,24 @@ class Engine:
                 self.queue.check(student)
             except QueueFull as exc:
                 raise Refused(503, str(exc), 30.0) from None
-            path = self.journal.spool_notebook(assignment.notebook, data, received, stamp)
-            job = self.journal.add(student, name, path, received, origin or f"http:{path.parent.name}")
-            if job is None:
-                raise Refused(409, f"{origin} was already received")
+            filed = None
+            if origin is None and self.handin is not None:  # an upload: filed as `nbgrader submit` files it
+                try:
+                    origin, folder, stamp = self.handin.file(student, name, assignment.notebook, data, received)
+                except OSError as exc:
+                    raise Refused(503, f"the exchange cannot take the submission now ({exc.strerror})", 30.0) from None
+                filed = (folder, stamp)
+            try:
+                path = self.journal.spool_notebook(assignment.notebook, data, received, stamp)
+                job = self.journal.add(student, name, path, received, origin or f"http:{path.parent.name}")
+                if job is None:
+                    raise Refused(409, f"{origin} was already received")
+            except BaseException:
+                if filed:  # never a folder without timestamp.txt left for `nbgrader collect`
+                    self.handin.withdraw(filed[0])
+                raise
+            if filed:
+                self.handin.complete(*filed)
             self.queue.push(job.id, student, force=True)
         return job
 
@@ -250,6 +273,13 @@ class Engine:
         view = student_view(record)
         with contextlib.suppress(OSError):  # the student's page now; the gradebook with the next sync
             publish(assignment, {"students": {job.student: view}}, store.out_dir, Outputs())
+        if self.handin is not None:
+            from autograder.outputs.feedback_pages import feedback_page
+            from autograder.serve.pages import handin_note
+
+            page = feedback_page(assignment, job.student, view, handin=handin_note(job, self.service_url))
+            with contextlib.suppress(OSError):  # what the Assignments tab's Fetch Feedback copies
+                self.handin.publish_feedback(job.origin, assignment.notebook, page)
         self.journal.finish(job.id, record["score"], record["max_score"], view)
         self._dirty.set()
         self._notify(job.id)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from autograder.i18n import Message, say, translate
+from autograder.i18n import N_, Message, say, translate
 from autograder.outputs.templating import render
+from autograder.serve.handin import route
 
 
 def _when(t: float | None) -> str:
@@ -23,6 +24,8 @@ def _when(t: float | None) -> str:
 def home(
     user: str, problem_sets: list[str], jobs, base: str, xsrf: str, instructor: bool, rate: str, lang: str = "en"
 ) -> str:
+    """The student's page; ``jobs`` newest first (the journal's order): each problem set's first
+    is the hand-in that counts, and is marked so."""
     return render(
         "serve_home.html",
         lang=lang,
@@ -34,7 +37,30 @@ def home(
         instructor=instructor,
         rate=rate,
         when=_when,
+        policy=translate(HANDIN_POLICY, lang),
+        counting={next(j.id for j in jobs if j.ps == ps) for ps in {j.ps for j in jobs}},
     )
+
+
+HANDIN_POLICY = N_(
+    "Your latest hand-in of this problem set counts, whether it came through nbgrader "
+    "(the Assignments tab's Submit, `nbgrader submit`) or through the upload form of the grading service; "
+    "hidden inputs, not only the notebook's examples, are graded."
+)
+
+
+def handin_note(job, base: str, later: int = 0, lang: str = "en") -> dict:
+    """What a feedback page says about the hand-in it belongs to: when, which one counts
+    (``later``: how many submissions of the same problem set came after it), the way back; in the
+    page's language."""
+    return {
+        "submission": job.id,
+        "received": _when(job.received),
+        "route": translate(route(job.origin), lang),
+        "later": later,
+        "policy": translate(HANDIN_POLICY, lang),
+        "link": base,
+    }
 
 
 def not_graded(job, lang: str = "en") -> str:

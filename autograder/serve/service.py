@@ -28,11 +28,15 @@ def _split(values) -> list[str]:
     return [v.strip() for item in (values or []) for v in item.split(",") if v.strip()]
 
 
-def _start_engine(args):
+def _start_engine(args, prefix: str = "/"):
     """The warm workers for the problem sets served, started: from here the service owns the
-    state folder (its lock and each problem set's store)."""
+    state folder (its lock and each problem set's store). With ``--exchange`` every upload is
+    filed as an nbgrader submission and feedback is published where ``nbgrader fetch_feedback``
+    looks (autograder/serve/handin.py); pages link back to ``prefix``."""
     from autograder.sandbox.pool import SandboxConfig
     from autograder.serve.engine import Engine
+    from autograder.serve.exchange import inbound_folder
+    from autograder.serve.handin import HandIn
     from autograder.serve.ratelimit import parse_rate
     from autograder.spec import list_assignments, load_assignment
 
@@ -40,6 +44,12 @@ def _start_engine(args):
         rate = parse_rate(args.rate)
     except ValueError as exc:
         raise ServeConfigError(str(exc)) from None
+    handin = HandIn(inbound_folder(Path(args.exchange), args.course_id)) if args.exchange else None
+    if handin is not None:
+        try:
+            handin.ensure_feedback_folder()
+        except OSError as exc:  # the exchange may come later (mounted, made by nbgrader): say so, go on
+            print(f"serve: cannot make {handin.feedback} yet ({exc.strerror})", file=sys.stderr, flush=True)
     engine = Engine(
         [load_assignment(n) for n in (args.problem_sets or list_assignments())],
         Path(args.out),
@@ -51,6 +61,8 @@ def _start_engine(args):
         db=args.db,
         course_id=args.course_id,
         scheduler=args.scheduler,
+        handin=handin,
+        service_url=prefix if prefix.endswith("/") else prefix + "/",
     )
     engine.start()
     return engine
@@ -97,12 +109,12 @@ async def serve(args) -> None:
             tokens = load_tokens(Path(args.tokens))
         except ValueError as exc:
             raise ServeConfigError(f"--tokens {exc}") from None
-    engine = _start_engine(args)
     if mode == "hub":
         url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://{args.ip}:{args.port}"))
         ip, port, prefix = url.hostname or args.ip, url.port or args.port, os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     else:
         ip, port, prefix = args.ip, args.port, args.prefix
+    engine = _start_engine(args, prefix)
     policy = Policy(_split(args.instructors), _split(args.instructor_group))
     app = make_app(engine, mode=mode, policy=policy, prefix=prefix, tokens=tokens)
     loop = IOLoop.current()

@@ -11,6 +11,9 @@
 #   * the upload form at /services/autograder/, or from a script or notebook:
 #       curl -H "Authorization: token $JUPYTERHUB_API_TOKEN" --data-binary @ps1_attention.ipynb \
 #            "$JUPYTERHUB_URL/services/autograder/api/submit/ps1?wait=30"
+# Both are one hand-in: the service files an upload in the exchange's inbound folder as
+# `nbgrader submit` would, so `nbgrader collect` takes the latest of either; the feedback of a
+# submission made through nbgrader is also where the Assignments tab's Fetch Feedback finds it.
 #
 # Every setting below can be set through the environment, so this file is used as it stands
 # (tests/system/test_serve_hub.py starts a real Hub with it on loopback). Use it as the Hub's

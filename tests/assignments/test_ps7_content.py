@@ -290,3 +290,15 @@ def test_document_001s_addition_padding_mask_has_nothing_to_hide():
     assert PS7.question("addition_padding").reference() == "none"
     for m in PS7.question("addition_padding").misconceptions:
         assert rejected("addition_padding", m.wrong) and "none" not in m.feedback.lower()
+
+
+def test_document_001s_other_worked_losses_are_its_printed_values_when_misread():
+    """001's AdditionLoss example ("0.803 / batch_size", one sequence shown for batch_size = 2) and
+    the parser's ("(1.16 + 1.042) / 2 = 1.101") are what the printed recipe gives — probabilities
+    for logits, divided by the stated batch size — and the question rejects exactly that reading."""
+    printed = MODULES.loss_examples.as_printed()
+    assert round(printed[0] * 2, 3) == 0.803 and round(printed[1], 3) == 1.101
+    truth = PS7.question("example_losses_001").reference()
+    assert all(math.isfinite(v) and v > 0 for v in truth)
+    for m in PS7.question("example_losses_001").misconceptions:
+        assert not PS7.question("example_losses_001").compare(m.wrong(), truth).ok, m.name

@@ -68,6 +68,10 @@ def test_validate_passes_solution_and_fails_release(ps1, tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     n = len(ps1.questions)
     assert f"{n}/{n} visible checks passed" in ok.stdout
+    listed = [line.split()[1] for line in ok.stdout.splitlines() if line.startswith("  ok ")]
+    assert listed and not any(name.endswith(("_impl", "_answer")) for name in listed)  # the checks only
+    assert "Handing in:" in ok.stdout and "nbgrader submit ps1_attention" in ok.stdout  # said last
+    assert "your latest submission is the one that counts" in ok.stdout and "Fetch Feedback" in ok.stdout
     bad = autograder("validate", str(release))
     assert bad.returncode == 1
     assert "NotImplementedError" in bad.stdout and f"0/{n} visible checks passed" in bad.stdout

@@ -47,16 +47,27 @@ def test_unreadable_notebooks_are_flagged_with_one_reason(flagged, ps1):
     assert "JSON but not a Jupyter notebook" in notnb["flag_reason"]
     for rec in (trunc, notnb):  # the JSON error is said once, not under every question
         assert rec["score"] == 0
-        for q in rec["questions"].values():
-            if q["status"] != "pending":
-                assert q["feedback"].startswith("not graded: ") and "line" not in q["feedback"], q
+        for q in rec["questions"].values():  # hand-graded cells too: nothing waits for a grader
+            assert q["status"] != "pending" and q["feedback"].startswith("not graded: "), q
 
 
 def test_another_assignments_notebook_is_flagged_by_name(flagged):
     rec = flagged["ps5"]
     assert rec["flag"] == "wrong_assignment"
     assert "ps5_equivariance notebook, not ps1_attention's" in rec["flag_reason"]
-    assert {q["status"] for q in rec["questions"].values()} <= {"missing", "pending"}
+    assert {q["status"] for q in rec["questions"].values()} <= {"missing", "unanswered"}
+
+
+def test_a_set_that_shares_cell_names_is_still_named(tmp_path):
+    """PS3 and PS4 share `attention_impl`: PS3's notebook handed in for PS4 is PS3's, not run."""
+    from autograder.grading.notebook import foreign_notebook, read_notebook
+
+    ps3, ps4 = load_assignment("ps3"), load_assignment("ps4")
+    handed_in = tmp_path / ps4.notebook
+    handed_in.write_bytes(released_notebook(ps3).read_bytes())
+    reason = foreign_notebook(read_notebook(handed_in), released_notebook(ps4))
+    assert "is the ps3_rope notebook, not ps4_alibi's" in reason and "holds 1 of ps4_alibi's" in reason
+    assert foreign_notebook(read_notebook(released_notebook(ps4)), released_notebook(ps4)) is None
 
 
 def test_the_rest_is_graded_and_carries_the_schema(flagged):

@@ -24,6 +24,7 @@ from autograder.grading.notebook import StudentNotebook
 from autograder.grading.runner import execute
 from autograder.judging.compare.comparators import Exact
 from autograder.judging.verdict import judge
+from autograder.proving.training_sweep import notebook_namespace
 from autograder.sandbox.pool import SandboxConfig, Worker
 from autograder.spec import Assignment, Misconception, Probe, Question, load_assignment, to_plain
 
@@ -152,19 +153,6 @@ def ps6():
     return load_assignment("ps6_build")
 
 
-def _notebook_namespace(ps6):
-    """The instructor's solution notebook, executed here (trusted code, no training at top level)."""
-    import torch
-
-    torch.set_num_threads(1)
-    nb = nbformat.read(ps6.source_dir / ps6.notebook, as_version=4)
-    ns = {"__name__": "ps6_solution"}
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            exec(compile(cell.source, "<ps6 cell>", "exec"), ns)
-    return ns
-
-
 def _train_copy_steps(ns, steps):
     """The solution's train_copy with its own number of steps, whatever budget it is handed."""
 
@@ -196,7 +184,7 @@ def test_an_untrained_model_gets_the_untrained_feedback(ps6):
     not trained — not a stalled run, and not re-run."""
     import torch
 
-    ns = _notebook_namespace(ps6)
+    ns = notebook_namespace(ps6)
 
     def train_copy(seed, max_steps):
         torch.manual_seed(seed)
@@ -221,7 +209,7 @@ def test_a_model_that_trained_and_stalled_at_chance_is_stalled_not_untrained(ps6
     policy trains again on another seed (``second_run_on``), never the untrained verdict."""
     import torch
 
-    ns = _notebook_namespace(ps6)
+    ns = notebook_namespace(ps6)
 
     def train_copy(seed, max_steps):
         torch.manual_seed(seed)
@@ -242,7 +230,7 @@ def test_a_model_that_trained_and_stalled_at_chance_is_stalled_not_untrained(ps6
 def test_a_decoder_without_the_causal_mask_gets_its_feedback(ps6):
     import torch
 
-    ns = _notebook_namespace(ps6)
+    ns = notebook_namespace(ps6)
     ns["causal_mask"] = lambda t: torch.ones(t, t, dtype=torch.bool)  # sees the whole target
     ns["train_copy"] = _train_copy_steps(ns, 300)  # ~15 s: teacher-forced accuracy ~99.9 %, generation ~0 %
     res = _judge_task(ps6, ns, "copy")
@@ -269,7 +257,7 @@ def test_a_model_short_of_training_is_not_told_it_lacks_the_causal_mask(ps6):
 
 
 def test_a_loss_against_the_unshifted_target_gets_its_feedback(ps6):
-    ns = _notebook_namespace(ps6)
+    ns = notebook_namespace(ps6)
     nb = nbformat.read(ps6.source_dir / ps6.notebook, as_version=4)
     source = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "train_model")
     assert "tgt[:, 1:].reshape(-1)" in source

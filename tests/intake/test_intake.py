@@ -342,3 +342,57 @@ def test_one_upload_is_its_only_notebook_under_the_release_name(ps1, nb, tmp_pat
     two = one_upload(tmp_path / "upload", ps1, "zoe", tmp_path / "work2")
     assert two.notebook is None and f"expected one notebook named {ps1.notebook}" in two.problem
     assert "found 2" in two.problem and not (tmp_path / "work2").exists()
+
+
+def test_a_students_own_zip_in_an_export_is_unpacked_one_level(ps1, nb, tmp_path):
+    """Canvas: `…_ps1_attention.zip` holding the student's folder; one holding no notebook is
+    unmatched (the command exits 2), never a student who handed nothing in."""
+    src = tmp_path / "canvas"
+    put(nb, src / "smith_john_12345_67890_ps1_attention.ipynb")
+    put(nb, tmp_path / "own/ps1_attention/ps1_attention.ipynb")
+    zip_of(tmp_path / "own", src / "doe_jane_222_333_ps1_attention.zip")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty/readme.txt").write_text("oops")
+    zip_of(tmp_path / "empty", src / "roe_rick_777_888_ps1_attention.zip")
+    intake = collect(zip_of(src, tmp_path / "submissions.zip"), ps1, tmp_path / "work")
+    assert intake.layout == "canvas"
+    assert found(intake) == {"12345": "smith_john_12345_67890_ps1_attention.ipynb", "222": "ps1_attention.ipynb"}
+    assert intake.unmatched == ["roe_rick_777_888_ps1_attention.zip: a zip inside the export that holds no notebook"]
+
+
+class CodePageName(zipfile.ZipInfo):
+    """An entry whose name is written as a Windows tool writes it: code-page bytes, no UTF-8 flag."""
+
+    __slots__ = ("raw",)
+
+    def _encodeFilenameFlags(self):  # noqa: N802 - zipfile's own name
+        return self.raw, self.flag_bits
+
+
+def test_zip_names_without_the_utf8_flag_are_decoded_as_windows_wrote_them(ps1, nb, tmp_path):
+    """Windows tools write the code page's bytes without the UTF-8 flag: cp1252 (`José Núñez`),
+    else cp437 (`Hank Müller`: ü is 0x81, no cp1252 character), not cp437 throughout."""
+    body = nbformat.writes(nb).encode()
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for name, encoding in (("José Núñez_1001", "cp1252"), ("Hank Müller_1002", "cp437")):
+            info = CodePageName(f"{name}_assignsubmission_file_/ps1_attention.ipynb")
+            info.raw = info.filename.encode(encoding)
+            z.writestr(info, body)
+    with zipfile.ZipFile(archive) as z:
+        assert not any(i.flag_bits & 0x800 for i in z.infolist())  # read by Python as cp437
+    intake = collect(archive, ps1, tmp_path / "work")
+    assert sorted(p.name for p in (tmp_path / "work/unpacked").iterdir()) == [
+        "Hank Müller_1002_assignsubmission_file_",
+        "José Núñez_1001_assignsubmission_file_",
+    ]
+    assert set(found(intake)) == {"1001", "1002"}
+
+
+def test_a_kernelspec_that_is_not_python_is_said(tmp_path, nb):
+    from autograder.grading.notebook import read_notebook
+
+    other = nbformat.from_dict(nb)
+    other.metadata["kernelspec"] = {"name": "ir", "display_name": "R", "language": "R"}
+    assert read_notebook(put(other, tmp_path / "r.ipynb")).foreign_kernel == "R (R)"
+    assert read_notebook(put(nb, tmp_path / "py.ipynb")).foreign_kernel is None

@@ -147,11 +147,14 @@ def test_the_formula_limit_runs_on_the_cpu_clock():
     """The same verdict on a quiet and a saturated machine: a check is stopped after its
     CPU-seconds, not its wall seconds — a child that waits 1.5 s (as one starved of CPU by a
     saturated machine would) still reports under a 1 s limit; one that computes is killed."""
-    from autograder.judging.compare.symbolic import reports_from_fork
+    from autograder.judging.compare.symbolic import reports_from_fork, wall_net
 
     with contextlib.closing(reports_from_fork(_sleep_then_report, (1.5,), 1.0)) as reports:
         assert list(reports) == [("final", True)]
-    before = _children_cpu()
+    before, started = _children_cpu(), time.monotonic()
     with contextlib.closing(reports_from_fork(_spin, (), 1.0)) as reports:
         assert list(reports) == []
-    assert 0.9 < _children_cpu() - before < 1.5
+    assert time.monotonic() - started < wall_net(1.0)
+    # killed by the 1 CPU-s limit, not the 20 s wall net: rusage's tick-sampled CPU time reads
+    # below the kernel's exact count on a saturated, virtualised machine (0.76 s was seen)
+    assert 0.5 < _children_cpu() - before < 1.5

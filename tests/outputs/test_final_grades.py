@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import warnings
 
 import nbformat
@@ -184,7 +185,43 @@ def test_final_feedback_page_shows_the_complete_total(ps4, course):
     assert "Score set by a grader (the autograder gave 0)" in page and "LATE" in page
 
 
+def add_flagged_and_a_comment(ps4, course) -> None:
+    """dave's truncated notebook and erin's PS3 notebook handed in for PS4, graded as `grade`
+    grades them (flagged, so never run: no worker) and recorded with `--db`; a TA's comment under
+    alice's autograded answer `attention_impl` in formgrader."""
+    from types import SimpleNamespace
+
+    from nbgrader.api import Gradebook
+
+    from autograder.grading.submission import grade_one
+    from autograder.intake.submission import Submission
+    from autograder.releasing.stages import released_notebook
+
+    folder = course["tmp"] / "flagged"
+    trunc = write_submission(folder, "dave", ps4, make_notebook(ps4))
+    trunc.write_bytes(trunc.read_bytes()[:2000])
+    wrong = write_submission(
+        folder, "erin", ps4, nbformat.read(released_notebook(load_assignment("ps3")), as_version=4)
+    )
+    results = course["results"]
+    for student, path in (("dave", trunc), ("erin", wrong)):
+        results["students"][student] = grade_one(SimpleNamespace(mode="none"), ps4, Submission(student, path))
+    assert "the ps3_rope notebook" in results["students"]["erin"]["flag_reason"]
+    record_results(ps4, results, course["db"], notebooks={"dave": trunc, "erin": wrong}, students=["dave", "erin"])
+    with Gradebook(course["db"], COURSE) as gb:
+        for student in ("dave", "erin"):  # formgrader's manual queue holds neither
+            grade = gb.find_grade(PARAGRAPH, ps4.name, ps4.name, student)
+            assert not grade.needs_manual_grade and grade.auto_score == 0, student
+            assert "not graded" in gb.find_comment(PARAGRAPH, ps4.name, ps4.name, student).auto_comment
+        gb.find_comment("attention_impl", ps4.name, ps4.name, "alice").manual_comment = "Neat use of `tril`."
+        gb.db.commit()
+
+
 def test_final_grades_command_writes_canvas_moodle_pages_report(ps4, course, capsys):
+    """... and with them a TA's comment and two flagged notebooks (issue 34): the comment reaches
+    final/results.json, the final page and Moodle's worksheet; the flagged wait in no queue, are
+    listed (PS3 named), get no 0 in Canvas and stay out of the report's statistics."""
+    add_flagged_and_a_comment(ps4, course)
     out = course["tmp"] / "graded"
     out.mkdir()
     (out / "results.json").write_text(json.dumps(course["results"]), encoding="utf-8")
@@ -217,6 +254,18 @@ def test_final_grades_command_writes_canvas_moodle_pages_report(ps4, course, cap
     assert f"{ps4.max_score + HAND:g}" in report and "final grades" in report and "Late (LMS marker)" in report
     printed = capsys.readouterr().out
     assert "Lee, Alice" in printed and "alibi_attention overridden" in printed
+    assert "FLAGGED dave: unreadable" in printed and "FLAGGED erin: wrong_assignment: " in printed
+    final = json.loads((out / "final/results.json").read_text())
+    assert final["students"]["alice"]["questions"]["alibi_attention"]["grader_comment"] == "Neat use of `tril`."
+    assert "Neat use of" in page
+    assert "alibi_attention: Neat use of `tril`." in moodle[0]["Feedback comments"]
+    assert by_login["dave"][-1] == by_login["erin"][-1] == ""  # no grade, never a 0
+    flagged_page = (out / "final/feedback/erin.html").read_text()
+    assert flagged_page.index("not graded: it is not this problem set") < flagged_page.index("Final score")
+    assert "ps3_rope" in flagged_page and "still to come" not in flagged_page
+    assert "still to come" not in (out / "final/feedback/dave.html").read_text()
+    assert re.search(r"Students</t[dh]>\s*<td[^>]*>3<", report), report[:3000]  # dave and erin left out
+    assert "Flagged submissions" in report
 
 
 def test_a_hand_graded_cell_still_waiting_makes_the_grades_incomplete(ps4, course, capsys):

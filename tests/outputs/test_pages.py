@@ -85,6 +85,7 @@ def test_service_pages_escape_the_user_and_keep_the_upload_form():
     form = re.search(r'<form method="post" action="([^"]+)".*?name="_xsrf" value="([^"]+)"', home)
     assert form.groups() == ("/services/autograder/api/submit/ps1?wait=10&amp;redirect=1", "token")
     assert 'href="/services/autograder/feedback/7"' in home and "3 / 4" in home
+    assert "(counts: your latest)" in home and "latest hand-in of this problem set counts" in home
     queue = pages.instructor({"served": 1}, [], [job], "/services/autograder/")
     _escaped(queue)
     refused = SimpleNamespace(id=8, ps="ps1", state="refused", error=SCRIPT)
@@ -103,3 +104,21 @@ def test_every_page_inlines_the_same_stylesheet(ps1):
         pages.instructor({}, [], [], "/"),
     ]
     assert len({_stylesheet(page) for page in rendered}) == 1
+
+
+def test_feedback_markdown_is_rendered_and_repeated_context_said_once(ps1):
+    why = " — still `raise NotImplementedError()` in: cell sdpa_impl, cell mask_impl, cell heads_impl"
+    questions = {
+        q.grade_id: {"score": 0, "max_score": 1, "status": "missing", "feedback": "`q` is not defined" + why}
+        for q in ps1.questions[:5]
+    }
+    page = feedback_page(ps1, "amy", {"score": 0, "max_score": 5, "questions": questions})
+    assert "<code>q</code> is not defined (see the note below)" in page and "`" not in page.split("<body")[1]
+    assert page.count("cell heads_impl") == 1  # the list is said once
+    flagged = {"score": 0, "max_score": 5, "questions": questions, "flag": "wrong_assignment"}
+    flagged |= {"flag_reason": f"x.ipynb is the ps3_rope notebook, not {ps1.name}'s", "error": "x"}
+    page = feedback_page(ps1, "amy", flagged)
+    assert page.index("ps3_rope notebook") < page.index("Score:") and page.count("ps3_rope") == 1
+    from autograder.serve.engine import student_view  # the service's page shows the flag too
+
+    assert student_view(flagged)["flag"] == "wrong_assignment" and "ps3_rope" in student_view(flagged)["flag_reason"]

@@ -175,3 +175,21 @@ def test_selftest_prints_a_score_per_question_and_mutants_killed_last(monkeypatc
     assert lines[-1] == killed[0] and code == 0
     k, n = lines[-1].split()[1].split("/")
     assert int(k) == int(n) > 0
+
+
+@pytest.mark.parametrize("name", ["ps4_alibi", "ps7_tasks"])
+def test_the_analysis_early_exit_agrees_with_the_verdict(name):
+    """The analysis asks ``passes_every_probe`` (stops at the first failing probe, no feedback):
+    it must pass exactly what ``judge`` passes, for the reference and every known-wrong answer."""
+    from autograder.judging.instructor_answers import SELFTEST_STUDENTS, known_wrong_outcome, passes_every_probe
+    from autograder.judging.verdict import judge
+
+    assignment = load_assignment(name)
+    asked = 0
+    for q in mutation.function_questions(assignment):
+        probes = q.probes_for(SELFTEST_STUDENTS[0], assignment)
+        for answer in [q.reference] + [m.wrong for m in q.misconceptions]:
+            passed = judge(q, probes, known_wrong_outcome(q, probes, answer)).status == "passed"
+            assert passes_every_probe(q, probes, answer) == passed, (q.grade_id, answer)
+            asked += 1
+    assert asked > 10

@@ -73,12 +73,19 @@ def ps4_release(tmp_path_factory) -> Path:
 def test_the_release_ships_validate_py_and_points_students_at_it(ps4_release):
     shipped = ps4_release / STUDENT_VALIDATE
     source = Path(student_validate.__file__).read_text()
-    # the same code, with its report's translations and the course's language written in (README: Languages)
-    assert shipped.read_text() == standalone_validate()
+    # the same code, its own set's name, its report's translations and the course's language written in
+    assert shipped.read_text() == standalone_validate(notebook="ps4_alibi.ipynb")
+    source = source.replace("THE_NOTEBOOK.ipynb", "ps4_alibi.ipynb", 1)
     head, tail = source.split('LANGUAGE = "en"\n')[0], source.split(TABLE_LINE)[1]
     assert shipped.read_text().startswith(head) and shipped.read_text().endswith(tail)
     text = (ps4_release / "ps4_alibi.ipynb").read_text()
     assert "autograder validate" not in text and f"python {STUDENT_VALIDATE} ps4_alibi.ipynb" in text
+    # the introduction is followed by how to hand in (issue 34): submit, the latest counts, feedback
+    cells = json.loads(text)["cells"]
+    handin = "".join(cells[1]["source"])
+    assert handin.startswith("## Handing in") and "nbgrader submit ps4_alibi" in handin
+    assert "latest submission is the one that counts" in handin and "Fetch Feedback" in handin
+    assert "hidden inputs" in handin and "nbgrader" not in cells[1]["metadata"]  # nothing locked or graded
     assert "autograder" not in {
         line.split()[1] for line in shipped.read_text().splitlines() if line.startswith(("import ", "from "))
     }

@@ -136,6 +136,26 @@ def test_fair_queue_bounds():
     assert len(q) == 4
 
 
+def test_an_upload_is_filed_as_nbgrader_files_a_submission(tmp_path):
+    from nbgrader.utils import notebook_hash
+
+    from autograder.serve.handin import HandIn, route
+
+    handin = HandIn(tmp_path / "inbound")
+    handin.inbound.mkdir()
+    origin, folder, stamp = handin.file("amy", "ps1_attention", "ps1_attention.ipynb", b"{}", 1.7e9)
+    assert not (folder / "timestamp.txt").exists()  # incomplete until the journal holds it
+    handin.complete(folder, stamp)
+    assert folder.name.startswith("amy+ps1_attention+2023-11-14 22:13:20.000000 UTC+upload-")
+    assert route(origin) == "the service's upload" and route("exchange:amy+ps1+t+AbC") == "nbgrader submit"
+    page = handin.publish_feedback(origin, "ps1_attention.ipynb", "<p>page</p>")
+    secret = (folder / "submission_secret.txt").read_text()
+    assert page.name == notebook_hash(secret=secret, notebook_id="ps1_attention") + ".html"  # what fetch reads
+    _, other, _ = handin.file("amy", "ps1_attention", "ps1_attention.ipynb", b"{}", 1.7e9 + 1)
+    handin.withdraw(other)
+    assert sorted(p.name for p in handin.inbound.iterdir()) == [folder.name]
+
+
 def test_rate_limit_sliding_window(tmp_path):
     assert parse_rate("10/h") == (10, 3600.0) and parse_rate("3/min") == (3, 60.0)
     assert parse_rate("5/30m") == (5, 1800.0) and parse_rate("0")[0] == 0
@@ -248,7 +268,8 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         "--db",
         db,
     ).start()
-    try:
+    try:  # Fetch Feedback before the first result finds nothing instead of "Assignment not found"
+        assert (exchange / course / "feedback").is_dir()
         good, wrong = (
             notebook_bytes(ps1),
             notebook_bytes(ps1, {"sdpa_impl": "def scaled_dot_product_attention(q, k, v, mask=None):\n    return v\n"}),
@@ -328,16 +349,13 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
             f"c = get_config()\nc.CourseDirectory.course_id = {course!r}\nc.Exchange.root = {str(exchange)!r}\n"
         )
         env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(student)}
-        r = subprocess.run(
-            [str(BIN / "nbgrader"), "submit", ps1.name, "--student", "cat"],
-            cwd=student,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert r.returncode == 0, r.stdout + r.stderr
-        (inbound,) = (exchange / course / "inbound").iterdir()
+
+        def nbgrader(*args, cwd=student):
+            r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=cwd, env=env, capture_output=True, text=True)
+            assert r.returncode == 0, r.stdout + r.stderr
+
+        nbgrader("submit", ps1.name, "--student", "cat")
+        (inbound,) = (exchange / course / "inbound").glob("cat+*")
         assert inbound.name.startswith(f"cat+{ps1.name}+")
         (job,) = wait_until(
             lambda: service.request("GET", "/api/submissions", "cat")[1], 120, "the exchange submission to be queued"
@@ -347,6 +365,21 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         stored = json.loads((tmp_path / "state" / ps1.name / "submissions" / "cat.json").read_text())
         assert stored["record"]["submitted_at"] == (inbound / "timestamp.txt").read_text().strip()
         assert inbound.is_dir()  # left for `nbgrader collect`
+        # ... and its feedback is where the Assignments tab's Fetch Feedback looks for it
+        fetch_feedback(student, exchange, course, ps1.name, "cat")
+        (fetched,) = (student / ps1.name / "feedback").glob(f"*/{Path(ps1.notebook).stem}.html")
+        page = fetched.read_text()
+        assert "feedback for cat" in page and "through nbgrader submit" in page and "latest hand-in" in page
+        assert 'href="/"' in page  # back to the service's page of all submissions
+
+        # every upload was filed as an nbgrader submission too: one hand-in of record
+        filed = sorted(p.name.split("+")[0] for p in (exchange / course / "inbound").iterdir())
+        assert filed == ["amy", "amy", "ben", "cat", "prof"], filed  # never the refused ones
+        (amy_folder, _) = sorted((exchange / course / "inbound").glob("amy+*"))
+        assert {p.name for p in amy_folder.iterdir()} == {ps1.notebook, "timestamp.txt", "submission_secret.txt"}
+        status, page = service.request("GET", f"/feedback/{amy['id']}", "amy")
+        assert "through the service&#39;s upload" in page["text"] and "this submission no longer counts" in page["text"]
+        # (`nbgrader collect` taking them: tests/system/test_serve_hub.py)
     finally:
         assert service.stop() == 0, service.log()[-3000:]
     assert "stopping" in service.log()
@@ -358,6 +391,20 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
     assert scores["amy"] == scores["cat"] == ps1.max_score and scores["ben"] < ps1.max_score
 
 
+def fetch_feedback(home: Path, exchange: Path, course: str, assignment: str, student: str) -> None:
+    """`nbgrader fetch_feedback` (the Assignments tab's Fetch Feedback), in this process."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import ExchangeFetchFeedback
+    from traitlets.config import Config
+
+    c = Config()
+    c.CourseDirectory.update(course_id=course, assignment_id=assignment, student_id=student, root=str(home))
+    c.Exchange.update(root=str(exchange), cache=str(home / ".local/share/jupyter/nbgrader_cache"))
+    c.Exchange.assignment_dir = str(home)
+    ExchangeFetchFeedback(coursedir=CourseDirectory(config=c), authenticator=Authenticator(config=c), config=c).start()
+
+
 @pytest.mark.parametrize(
     "content, reason",
     [
@@ -365,6 +412,7 @@ def test_service_feedback_permissions_limits_and_exchange(tmp_path, ps1, tokens)
         ("not json", "not JSON"),
         ('["a list"]', "expected a JSON object {token: user name}"),
         (None, "cannot read the token file"),
+        ('{"0123456789abcdef": "../../../tmp/x"}', "user '../../../tmp/x' holds a path"),
     ],
 )
 def test_a_bad_token_file_is_one_line_and_exit_2(tmp_path, content, reason):

@@ -25,11 +25,13 @@ import pytest
 from test_formgrader import api, chromium, chromium_or_skip, formgrader_server
 from test_nbgrader_flow import nbgrader, write_config
 
+from autograder.outputs.formgrader_notebooks import verdict_text
 from autograder.releasing.sample_submissions import solution_sources
 from autograder.spec import load_assignment
 
 pytestmark = [pytest.mark.system, pytest.mark.slow]
 BIN = Path(sys.executable).parent
+TA_COMMENT = "Overridden: the causal mask was right, only the bias sign was off."
 COURSE_ID = "transformers101"
 ROSTER = (
     "Student,ID,SIS User ID,SIS Login ID,Section,moodle_id,email\n"
@@ -174,11 +176,15 @@ def test_release_to_final_grades_equal_nbgrader_export(course):
         api(fg["base"], fg["token"], f"/formgrader/api/comment/{cid}", put={"manual_comment": "Clear on (a)."})
         override = grades["bob"]["alibi_attention"]
         api(fg["base"], fg["token"], f"/formgrader/api/grade/{override['id']}", put={"manual_score": 1.0})
+        # ... with a comment in the box formgrader puts under the autograded answer
+        cid = comment_id(fg, override["submission"], "attention_impl")
+        api(fg["base"], fg["token"], f"/formgrader/api/comment/{cid}", put={"manual_comment": TA_COMMENT})
 
         # the grading view of bob's notebook shows why alibi_attention scored 0
         r = chromium(fg, f"/formgrader/submissions/{override['submission']}/", "--dump-dom")
         assert r.returncode == 0 and "nbgrader_cell" in r.stdout, r.stderr[-2000:]
-        assert html.escape(failed["feedback"], quote=False) in r.stdout or failed["feedback"] in r.stdout
+        shown = verdict_text(failed).splitlines()  # wrapped: formgrader does not wrap a stream output
+        assert all(html.escape(line, quote=False) in r.stdout or line in r.stdout for line in shown), shown
         assert "autograder: failed" in r.stdout
 
     # final grades, and nbgrader's own export of the same gradebook
@@ -212,3 +218,8 @@ def test_release_to_final_grades_equal_nbgrader_export(course):
     assert "Clear on (a)." in (out4 / "final/feedback/alice.html").read_text(encoding="utf-8")
     moodle = {m["Identifier"]: m for m in csv.DictReader(open(out4 / "final/moodle_worksheet.csv", encoding="utf-8"))}
     assert float(moodle["Participant 9002"]["Grade"]) == pytest.approx(expected["bob"])
+    # the TA's comment under bob's autograded answer: in the final results, his page, the worksheet
+    final = json.loads((out4 / "final/results.json").read_text())["students"]["bob"]
+    assert final["questions"]["alibi_attention"]["grader_comment"] == TA_COMMENT
+    assert TA_COMMENT in (out4 / "final/feedback/bob.html").read_text(encoding="utf-8")
+    assert f"alibi_attention: {TA_COMMENT}" in moodle["Participant 9002"]["Feedback comments"]

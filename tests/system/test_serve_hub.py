@@ -11,7 +11,12 @@ the proxy and the Hub's OAuth, and:
   through the API with a Hub API token (what a script or a notebook server sends);
 * prof, an instructor only through the Hub group formgrade-<course>, sees the queue; bob does not;
 * an upload over the size limit is a 413 that says the limit (JSON for bob's token, an HTML page
-  for alice's browser), a file that is no notebook a 400, through the Hub's proxy as standalone.
+  for alice's browser), a file that is no notebook a 400, through the Hub's proxy as standalone;
+* one hand-in of record (issue 34): carol hands in with `nbgrader submit` and reads the kit's
+  feedback through `nbgrader fetch_feedback` (the Assignments tab's Fetch Feedback); alice's upload
+  through the service's form is an nbgrader submission that `nbgrader collect` takes and
+  `autograder grade`'s intake reads (nbgrader's own exchange classes, run in-process: the CLIs'
+  interpreter starts cost seconds); Chromium screenshots of alice's and carol's feedback pages.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from test_formgrader import chromium_or_skip
 
 from autograder.serve.bench import free_port
 from autograder.spec import REPO_ROOT
@@ -165,7 +171,25 @@ def multipart(fields: dict[str, str], filename: str, content: bytes) -> tuple[by
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
-def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub, ps1):
+def exchange_step(step: str, home: Path, exchange: Path, assignment: str, **course) -> None:
+    """What `nbgrader submit`, `fetch_feedback` or `collect` (the Assignments tab's buttons, the
+    instructor's command) run: nbgrader's exchange class, here in this process."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import default
+    from traitlets.config import Config
+
+    from autograder.releasing.stages import alembic_on_path
+
+    alembic_on_path()  # collect creates the course's gradebook, which runs alembic
+    c = Config()
+    c.CourseDirectory.update(course_id=COURSE, assignment_id=assignment, root=str(home), **course)
+    c.Exchange.update(root=str(exchange), cache=str(home / "nbgrader_cache"), assignment_dir=str(home))
+    coursedir = CourseDirectory(config=c)
+    getattr(default, step)(coursedir=coursedir, authenticator=Authenticator(config=c), config=c).start()
+
+
+def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub, ps1, tmp_path):
     import nbformat
 
     from autograder.releasing.sample_submissions import make_notebook
@@ -245,3 +269,44 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     status, _, page = prof.open("/services/autograder/instructor")
     assert status == 200 and "alice" in page and "bob" in page, page[:2000]
     assert prof.open(feedback_path)[0] == 200
+
+    # one hand-in of record: carol with nbgrader (the Assignments tab's Submit, then Fetch Feedback)
+    from autograder.intake.collect import collect_folder
+    from autograder.releasing.stages import released_notebook
+
+    exchange = tmp_path / "exchange"
+    shutil.copytree(released_notebook(ps1).parent, exchange / COURSE / "outbound" / ps1.name)
+    carol = tmp_path / "carol"
+    (carol / ps1.name).mkdir(parents=True)
+    (carol / ps1.name / ps1.notebook).write_bytes(notebook)
+    exchange_step("ExchangeSubmit", carol, exchange, ps1.name, student_id="carol")
+    deadline = time.monotonic() + 120
+    while len(list((exchange / COURSE / "feedback").glob("*.html"))) < 3:  # alice's, bob's and carol's
+        assert time.monotonic() < deadline, f"no feedback published for carol:\n{hub_log()}"
+        time.sleep(0.2)
+    exchange_step("ExchangeFetchFeedback", carol, exchange, ps1.name, student_id="carol")
+    (fetched,) = (carol / ps1.name / "feedback").glob("*/*.html")
+    mine = fetched.read_text()
+    assert "feedback for carol" in mine and f"/ {ps1.max_score:g}" in mine and "latest hand-in" in mine
+    assert 'href="/services/autograder/"' in mine  # the way back to all her submissions
+
+    # alice's upload through the form is an nbgrader submission too: collected, then graded
+    course_dir = tmp_path / "course"
+    course_dir.mkdir()
+    exchange_step("ExchangeCollect", course_dir, exchange, ps1.name)
+    collected = {sub.student: sub for sub in collect_folder(course_dir / "submitted", ps1)}
+    assert {"alice", "bob", "carol"} <= set(collected) and collected["alice"].notebook.read_bytes() == notebook
+
+    # what the students saw, in Chromium: alice's page after her upload, carol's fetched feedback
+    (tmp_path / "alice.html").write_text(page)
+    browser = chromium_or_skip()
+    for name, shown in (("alice", tmp_path / "alice.html"), ("carol", fetched)):
+        shot = tmp_path / f"{name}-feedback.png"
+        r = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1000,1400",
+             f"--user-data-dir={tmp_path / 'chromium'}", f"--screenshot={shot}", shown.as_uri()],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert r.returncode == 0 and shot.stat().st_size > 10_000, r.stderr[-2000:]
+        if os.environ.get("AUTOGRADER_SCREENSHOTS"):
+            shutil.copy(shot, Path(os.environ["AUTOGRADER_SCREENSHOTS"]) / shot.name)

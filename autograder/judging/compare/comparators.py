@@ -120,6 +120,8 @@ class AllClose(Comparator):
             hint = f"; you returned {arr_dtype} — the result should be floating point"
         elif arr_dtype == np.float16:
             hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
+        if err.size == 1:  # one number: its error and the number give the answer away (issue 36)
+            return Check(False, f"not the expected value{hint}")
         return Check(
             False,
             f"values differ from the reference (largest error {worst:.3g}, "
@@ -213,6 +215,9 @@ class Formula(Comparator):
 
     symbols: tuple[str, ...]
     timeout_s: float = 2.0  # CPU-seconds for the whole check, in a child process (symbolic.equivalent)
+    # what a wrong answer of one or two terms is told to revisit (formula_terms): the idea, never
+    # the step that fixes it ("count what each head contributes", not "too small")
+    concept: str = ""
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if not isinstance(got, str):

@@ -66,6 +66,11 @@ ARRAY_ROWS = (
     Row("integer entries", lambda x: x.dtype.kind in "iu", "`{a}` has integer entries"),
     Row("float64", lambda x: x.dtype == np.float64, "`{a}` is float64"),
     Row("float32", lambda x: x.dtype == np.float32, "`{a}` is float32"),
+    Row(
+        "more than one sequence",
+        lambda x: None if x.ndim < 3 or x.dtype == bool else x.shape[0] > 1,
+        "`{a}` holds more than one sequence (its first, batch axis is larger than 1)",
+    ),
     Row("odd", lambda x: None if x.ndim == 0 else x.shape[-1] % 2 == 1, "the last axis of `{a}` is odd"),
     Row(
         "not a multiple of 4",
@@ -218,16 +223,47 @@ def _pairs(arguments: Sequence[tuple[str, Callable]], rows: tuple[Row, ...]) -> 
 
 
 def separating_circumstance(
-    question: Question, probes: list[Probe], inside: list[Probe], outside: list[Probe], skip: tuple[str, ...] = ()
+    question: Question,
+    probes: list[Probe],
+    inside: list[Probe],
+    outside: list[Probe],
+    skip: tuple[str, ...] = (),
+    controlled: bool = False,
 ) -> str | None:
     """The words for the first circumstance that holds on every probe ``inside`` and on none
-    ``outside`` (rows named in ``skip`` left out), or None."""
-    for found in circumstances(question, probes):
-        if found.name in skip:
+    ``outside`` (rows named in ``skip`` left out), or None.
+
+    ``controlled``: named only when it is the cause as far as the probes can tell — no other
+    circumstance separates the two groups as well (the batch size and an odd width both set the
+    wrong probes apart: neither is established), and for every other circumstance some probe
+    inside and some outside agree on it (a pair controlled for that one: it alone cannot be what
+    flips the result). The pairs come from the probes drawn; the student's code is not re-run."""
+    found = [c for c in circumstances(question, probes) if c.name not in skip]
+    separating = [c for c in found if _separates(c, inside, outside)]
+    if not separating:
+        return None
+    if not controlled:
+        return separating[0].words
+    if len({c.words for c in separating}) > 1:
+        return None  # two circumstances, both fitting: a coincidence cannot be ruled out
+    cause = [_holds(separating[0], p) for p in probes]
+    for other in found:  # each other circumstance (not the cause, nor its negation): a controlled pair
+        pattern = [_holds(other, p) for p in probes]
+        if pattern == cause or pattern == [None if v is None else not v for v in cause]:
             continue
-        try:
-            if all(found.holds(p) is True for p in inside) and all(found.holds(p) is False for p in outside):
-                return found.words
-        except Exception:  # noqa: BLE001 - a property that cannot be read tells nothing
-            continue
-    return None
+        pairs = [(_holds(other, w), _holds(other, r)) for w in inside for r in outside]
+        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        if pairs and not any(a == b for a, b in pairs):
+            return None
+    return separating[0].words
+
+
+def _holds(found: Circumstance, probe: Probe):
+    try:
+        return found.holds(probe)
+    except Exception:  # noqa: BLE001 - a property that cannot be read tells nothing
+        return None
+
+
+def _separates(found: Circumstance, inside: list[Probe], outside: list[Probe]) -> bool:
+    return all(_holds(found, p) is True for p in inside) and all(_holds(found, p) is False for p in outside)

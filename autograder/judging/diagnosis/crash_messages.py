@@ -198,8 +198,10 @@ def _module(e: str) -> str | None:
 def _assertion(e: str) -> str | None:
     if e.startswith("AssertionError"):
         return (
-            "an `assert` of your own fails on every input, though all of them are valid for the "
-            "specification: its condition is wrong (inverted, or computed from the wrong quantity)"
+            "an `assert` fails on every input, though all of them are valid for the specification: "
+            "if it is one you wrote, its condition is wrong (inverted, or computed from the wrong "
+            "quantity); if it is in a given cell, look at the values your code hands it (a misspelt "
+            "option, a wrong type or shape)"
         )
     return None
 

@@ -120,7 +120,7 @@ def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Di
     if not wrong or not right:
         return None
     # a size's divisibility by 4 tells a crash's cause (a reshape into fours), hardly a wrong value's
-    words = separating_circumstance(question, probes, wrong, right, skip=("not a multiple of 4",))
+    words = separating_circumstance(question, probes, wrong, right, skip=("not a multiple of 4",), controlled=True)
     if words is None:
         return None
     return Diagnosis(

@@ -1,13 +1,15 @@
 """Term-by-term comparison of a wrong polynomial formula with the expected one.
 
-"Your d² terms agree; your d term is too small; 2·h is not part of the answer; a term of the
-answer is missing." The text names the student's own terms only: which of them agree, have the
-wrong sign, are too large or too small, are not part of the answer, and how many of the answer's
-terms are missing — never a term the student does not have, nor an expected coefficient (issue 27:
-"a term in m·i is missing" beside an answer of 0 gives the answer away). The comparison runs in a
-forked child with a time limit (an answer such as (d + h)**60 expands slowly), through
-``symbolic``'s own fork helper.
-"""
+"Your d², d_ff terms agree; your d term (8·d) does not count what it should; a term of the
+answer is missing." The text names the student's own terms only, and no direction: which of
+them agree or are off, how many of the answer's terms are missing, whether the formula counts
+something the answer does not — never a term the student does not have, nor an expected
+coefficient (issue 27: "a term in m·i is missing" beside an answer of 0 gives the answer away),
+nor "too small", "the wrong sign" or "this term is not part of it", from which the answer follows
+in one step (issue 36, ``proving.inference_scan``). An answer of one or two terms gets its
+question's concept to revisit (``Formula.concept``) instead. The comparison runs in a forked
+child with a time limit (an answer such as (d + h)**60 expands slowly), through ``symbolic``'s
+own fork helper."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ from autograder.judging.diagnosis.base import Diagnosis
 
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 MAX_TERMS = 40
+# An answer of one or two terms gets the question's concept only: "your term has the wrong sign",
+# "is too large" or "one of your terms is not part of it" each leave one step to the answer
+SMALL_ANSWER = 2
+CONCEPT = "\0concept"
 
 
 def _monomial(symbols, powers) -> str:
@@ -56,6 +62,9 @@ def _compare(student, expected, symbols, report) -> None:
     ):
         report(("text", None))
         return
+    if len(theirs) <= SMALL_ANSWER:  # any word about its terms is one step from the answer
+        report(("text", CONCEPT))
+        return
     agree, wrong, missing, extra = [], [], [], []
     for powers in sorted(set(mine) | set(theirs), key=lambda p: (-sum(p), p)):
         name = _monomial(symbols, powers)
@@ -65,31 +74,11 @@ def _compare(student, expected, symbols, report) -> None:
         elif a is None:
             missing.append(name)
         elif b is None:
-            extra.append(_own_term(symbols, powers, a))
-        elif len(theirs) == 1:  # a one-term answer: naming its term would write the answer
-            sign = (a > 0) != (b > 0)
-            wrong.append(
-                "your term of the answer's kind "
-                + ("has the wrong sign" if sign else f"is too {'small' if abs(a) < abs(b) else 'large'}")
-            )
-        elif (a > 0) != (b > 0):
-            wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) has the wrong sign")
-        else:
-            wrong.append(
-                f"your {name} term ({_own_term(symbols, powers, a)}) is too {'small' if abs(a) < abs(b) else 'large'}"
-            )
-    if extra and not wrong and not missing:  # naming the agreeing terms would write the answer itself
-        many = len(extra) > 1
-        report(
-            (
-                "text",
-                f"every term of the answer is there, but {len(extra)} of your terms "
-                f"{'are' if many else 'is'} not part of it",
-            )
-        )
-        return
+            extra.append(name)
+        else:  # no direction: "too small" or "wrong sign" is one step from the answer (issue 36)
+            wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) does not count what it should")
     parts = []
-    if agree:
+    if agree and not extra:  # beside extra terms, the agreeing ones would name the extras
         parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
     parts += wrong
     if missing:  # never named: "a term in m·i is missing" next to an answer of 0 is the answer
@@ -98,8 +87,8 @@ def _compare(student, expected, symbols, report) -> None:
             if len(missing) == 1
             else f"{len(missing)} terms of the answer are missing (ones your formula has no term like)"
         )
-    if extra:
-        parts.append(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not part of the answer")
+    if extra:  # neither named nor counted: "drop one of your terms" would be the fix
+        parts.append("your formula counts something the answer does not")
     report(("text", "; ".join(parts) if parts else None))
 
 
@@ -128,4 +117,10 @@ def formula_diagnosis(question, got) -> Diagnosis | None:
         text = compare_terms(got, expected, tuple(question.compare.symbols))
     except Exception:  # noqa: BLE001 - no comparison, no diagnosis
         return None
+    if text == CONCEPT:
+        concept = getattr(question.compare, "concept", "") or GENERIC_CONCEPT
+        return Diagnosis("formula_terms", concept)
     return Diagnosis("formula_terms", text + ".") if text else None
+
+
+GENERIC_CONCEPT = "build it again from the definitions, one factor for each thing it counts."

@@ -331,7 +331,7 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
                 "your output is a single number where the reference has one value per entry: a sum, mean or "
                 "maximum taken over every axis (or a scalar where a tensor belongs)"
             )
-        elif got.ndim == exp.ndim + 1 and got.shape[: exp.ndim] == exp.shape:
+        elif got.ndim == exp.ndim + 1 and got.shape[: exp.ndim] == exp.shape and got.shape[-1] > 1:
             texts.add(
                 "your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
                 "over that axis is missing, or taken over another one"

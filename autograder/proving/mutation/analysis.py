@@ -6,7 +6,8 @@ mutants that ignore one argument, and the hand-written mutants a question lists 
 ``Question.extra_mutants`` (PS5's weak testers). A changed line no sample input runs is equivalent.
 
 A mutant is *killed* when the verdict (``autograder.judging.verdict.judge``) rejects it on the hidden
-probes of every self-test student. A mutant that is not killed but differs from the
+probes of every self-test student (asked as ``passes_every_probe``: the same pass/fail as ``judge``,
+stopping at the first probe that fails, without the feedback the analysis does not read). A mutant that is not killed but differs from the
 reference somewhere — on another student's probes, or on a broad sample (the probe generator
 under many seeds, the visible examples, and those inputs with a scalar argument changed or a
 default passed explicitly) — *survives*: a wrong answer some student could hand in and pass.
@@ -249,15 +250,13 @@ class _Analysis:
         self.cached = _CachedQuestion(**{**fields, "misconceptions": ()}, cache=cache)
 
     def rejected(self, probes: list[Probe], function, slowdown: float = SLOWDOWN_LIMIT) -> bool:
-        from autograder.judging.instructor_answers import known_wrong_outcome
-        from autograder.judging.verdict import judge
+        from autograder.judging.instructor_answers import passes_every_probe
 
         try:
             with cpu_time_limit(max(MIN_LIMIT_S, slowdown * self.per_probe_s * len(probes))):
-                outcome = known_wrong_outcome(self.cached, probes, function)
+                return not passes_every_probe(self.cached, probes, function)
         except CpuTimeout:
             return True  # the grader's time limit rejects it too
-        return judge(self.cached, probes, outcome).status != "passed"
 
     def classify(self, mutant: Mutant) -> str:
         if mutant.site is not None and mutant.site not in self.lines_run:
