@@ -81,6 +81,10 @@ class Misconception:
     name: str
     feedback: str
     wrong: Callable[..., Any]  # same signature as the reference; used to recognise and self-test
+    # other spellings of the same mistake (same signature): the values it may also give — the
+    # factor's bound at any d, one table or two too many. Recognised like ``wrong``; the
+    # self-test hands in ``wrong``.
+    also_wrong: Callable[..., Sequence[Any]] | None = None
 
 
 @dataclass(frozen=True)

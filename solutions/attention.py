@@ -75,6 +75,13 @@ def padding_mask(key_is_pad):
     return (~key_is_pad)[:, None, None, :]
 
 
+def decoder_self_mask(key_is_pad):
+    """The decoder's self-attention mask, 001's "Padding-Maske + Causal-Maske": (B, T) bool,
+    True at target padding  ->  (B, 1, T, T) bool, True where query i may attend key j: j <= i
+    and key j is not padding (the padding mask hides keys, the last axis, as in the encoder)."""
+    return causal_mask(key_is_pad.shape[-1], device=key_is_pad.device) & padding_mask(key_is_pad)
+
+
 def _split_heads(x, n_heads):
     b, t, d = x.shape
     return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)  # (B, h, T, d_head)

@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from solutions.attention import causal_mask, padding_mask
+from solutions.attention import causal_mask, decoder_self_mask, padding_mask
 from solutions.layers import DecoderLayer, EncoderLayer
 from solutions.positional import AbsolutePositional, T5RelativeBias, alibi_bias, rope_cos_sin
 
@@ -176,10 +176,20 @@ class _TokenModel(nn.Module):
 
     def key_padding(self, tokens):
         """(B, 1, 1, T) bool may-attend mask from pad_id, or None when nothing is padded."""
+        pad = self.padded(tokens)
+        return None if pad is None else padding_mask(pad)
+
+    def target_self_mask(self, tokens):
+        """The decoder's self-attention mask: causal, and padding where the target is padded."""
+        pad = self.padded(tokens)
+        return "causal" if pad is None else decoder_self_mask(pad)
+
+    def padded(self, tokens):
+        """(B, T) bool, True at pad_id; None when nothing is padded."""
         if self.cfg.pad_id is None:
             return None
         pad = tokens == self.cfg.pad_id
-        return padding_mask(pad) if bool(pad.any()) else None
+        return pad if bool(pad.any()) else None
 
     @staticmethod
     def reorder_state(state, index):
@@ -218,10 +228,7 @@ class EncoderDecoderTransformer(_TokenModel):
         return self.encoder(self.embed(src, self.src_emb), mask, fast=fast), mask
 
     def decode(self, tgt, memory, memory_mask=None, *, cache=None, start=0, fast=True):
-        self_mask = "causal"
-        pad = self.key_padding(tgt) if cache is None else None  # generation never pads the target
-        if pad is not None:
-            self_mask = causal_mask(tgt.shape[1], device=tgt.device) & pad
+        self_mask = self.target_self_mask(tgt) if cache is None else "causal"  # generation never pads the target
         x = self.decoder(
             self.embed(tgt, self.tok_emb, start), memory, self_mask, memory_mask, cache=cache, start=start, fast=fast
         )
@@ -256,10 +263,7 @@ class DecoderOnlyTransformer(_TokenModel):
         self._finish_init(n)
 
     def forward(self, idx, *, cache=None, start=0, fast=True):
-        self_mask = "causal"
-        pad = self.key_padding(idx) if cache is None else None
-        if pad is not None:
-            self_mask = causal_mask(idx.shape[1], device=idx.device) & pad
+        self_mask = self.target_self_mask(idx) if cache is None else "causal"
         x = self.decoder(self.embed(idx, self.tok_emb, start), None, self_mask, cache=cache, start=start, fast=fast)
         return self.lm_head(x)
 

@@ -120,8 +120,11 @@ QUESTIONS = [
             ),
             Misconception(
                 "doc000_untied_output",
-                "The output projection is tied to the shared table (stated): it adds no parameters.",
+                "Your total ignores the weight tying: the one stated table serves source, target and the "
+                "output projection — an output projection of its own, or separate source and target "
+                "tables, adds parameters this model does not have.",
                 lambda: counts_with(embeddings=2),
+                also_wrong=lambda: [counts_with(embeddings=3)],  # source, target and output apart
             ),
             Misconception(
                 "doc000_as_printed",

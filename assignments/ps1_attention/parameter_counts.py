@@ -19,6 +19,7 @@ def model_counts(
     attention_width=None,
     decoder_as_encoder=False,
     untied=False,
+    extra_tables=None,
     **_,
 ):
     """The count table for a student's configuration (conventions stated in the notebook)."""
@@ -30,7 +31,8 @@ def model_counts(
     enc = mha + ffn + 2 * ln
     dec = enc if decoder_as_encoder else 2 * mha + ffn + 3 * ln
     n_dec = n_enc_layers if decoder_as_encoder else n_dec_layers
-    total = vocab * d_model + n_enc_layers * enc + n_dec * dec + (vocab * d_model if untied else 0)
+    tables = (2 if untied else 1) if extra_tables is None else 1 + extra_tables
+    total = tables * vocab * d_model + n_enc_layers * enc + n_dec * dec
     return {"mha": mha, "ffn": ffn, "encoder_layer": enc, "decoder_layer": dec, "total": total}
 
 
@@ -89,8 +91,11 @@ QUESTIONS = [
             ),
             Misconception(
                 "untied_output",
-                "This model ties the output projection to the shared embedding (stated above): it adds no parameters.",
+                "Your total ignores the weight tying: one embedding table serves source, target and "
+                "the output projection (stated above) — an output projection of its own, or separate "
+                "source and target tables, adds parameters this model does not have.",
                 lambda **p: model_counts(**p, untied=True),
+                also_wrong=lambda **p: [model_counts(**p, extra_tables=2)],  # source, target and output apart
             ),
         ),
     ),

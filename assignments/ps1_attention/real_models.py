@@ -4,6 +4,20 @@ counts from ``solutions.derivations.param_counts``, the known-wrong counts and t
 from autograder.authoring import Exact, Misconception, Question
 from solutions.derivations import param_counts as pc
 
+# its one vocabulary table: 37000 tokens × d_model (one token more adds a row of d_model)
+TRANSFORMER_BASE_TABLE = 37000 * int(pc.transformer_base(V=37001) - pc.transformer_base())
+
+
+def _with_transformer_tables(tables, gpt2_tied=True):
+    """The right counts, but Transformer-base with ``tables`` vocabulary tables instead of one
+    (and GPT-2's head untied unless ``gpt2_tied``)."""
+    return {
+        "bert_base": int(pc.bert()),
+        "gpt2_small": int(pc.gpt2(tied_head=gpt2_tied)),
+        "transformer_base": int(pc.transformer_base()) + (tables - 1) * TRANSFORMER_BASE_TABLE,
+    }
+
+
 QUESTIONS = [
     Question(
         grade_id="real_models",
@@ -34,6 +48,21 @@ QUESTIONS = [
                     "gpt2_small": int(pc.gpt2(tied_head=False)),
                     "transformer_base": int(pc.transformer_base()),
                 },
+            ),
+            Misconception(
+                "transformer_base_untied",
+                "Transformer-base's weights are tied (stated above): one embedding table serves source, "
+                "target and the output projection — yours counts a table more than once.",
+                lambda: _with_transformer_tables(2),
+                also_wrong=lambda: [_with_transformer_tables(3)],  # source, target and output apart
+            ),
+            Misconception(
+                "weight_tying_ignored",
+                "Your counts ignore weight tying: GPT-2's LM head is its token table, and Transformer-base "
+                "has one table for source, target and output projection (stated above) — a tied matrix "
+                "is counted once.",
+                lambda: _with_transformer_tables(2, gpt2_tied=False),
+                also_wrong=lambda: [_with_transformer_tables(3, gpt2_tied=False)],
             ),
         ),
     ),

@@ -30,6 +30,15 @@ def products_off(weights=None, decimals=PRINTED_DECIMALS):
     return (~np.isclose(printed, exact, rtol=0.0, atol=10.0 ** -(decimals + 2))).tolist()
 
 
+def only_where_sums_differ():
+    """The slips marked only in the sums whose printed total differs from the exact entry
+    rounded to four decimals (the third sum's two slips cancel)."""
+    exact_sums = np.round(shiny_weights() @ E_003.astype(np.float64), PRINTED_DECIMALS)
+    printed_sums = np.round(np.array(PRINTED_PRODUCTS_003).sum(axis=1), PRINTED_DECIMALS)
+    differs = ~np.isclose(printed_sums, exact_sums, rtol=0.0, atol=1e-6)
+    return [[bool(off and differs[c]) for off in row] for c, row in enumerate(products_off())]
+
+
 QUESTIONS = [
     Question(
         grade_id="shiny_products_off",
@@ -61,6 +70,12 @@ QUESTIONS = [
                 "Compare with the exact products (full-precision weights), not with products of "
                 "weights rounded to three decimals.",
                 lambda: products_off(weights=np.round(shiny_weights(), 3)),
+            ),
+            Misconception(
+                "only_where_sums_differ",
+                "A printed sum that matches the exact entry can still hold slips that cancel: "
+                "compare every product of every sum, not only those of the sums that differ.",
+                lambda: only_where_sums_differ(),
             ),
             Misconception(
                 "products_transposed",

@@ -86,6 +86,20 @@ def apply_convention_ignored(x, positions, base=10000.0, convention="interleaved
     return rope(x, positions, base, "interleaved")
 
 
+def apply_interleaved_as_half(x, positions, base=10000.0, convention="interleaved"):
+    """The half (rotate_half) layout whatever was asked."""
+    return rope(x, positions, base, "half")
+
+
+def apply_interleaved_out_in_halves(x, positions, base=10000.0, convention="interleaved"):
+    """Interleaved: the adjacent pairs turned right, but written back in the half layout (the
+    pairs' first coordinates, then their second ones)."""
+    import torch
+
+    out = rope(x, positions, base, convention)
+    return torch.cat([out[..., 0::2], out[..., 1::2]], dim=-1) if convention == "interleaved" else out
+
+
 def apply_mixed(x, positions, base=10000.0, convention="interleaved"):
     """The pairing of the asked convention with the frequency layout of the other one."""
     return rope(x, positions, base, convention, layout="half" if convention == "interleaved" else "interleaved")
@@ -138,6 +152,20 @@ QUESTIONS = [
                 "With rotate_half the angle vector is cat(θ, θ) (θ_1 … θ_{d/2}, θ_1 … θ_{d/2}); with "
                 "adjacent pairs it is θ_1, θ_1, θ_2, θ_2, … — each pair must turn by one θ_i.",
                 apply_mixed,
+            ),
+            Misconception(
+                "interleaved_as_half",
+                "Your rotation uses the half layout (rotate_half: pairs (x_i, x_{i+d/2})) also when "
+                'convention="interleaved" (the default) is asked; the interleaved layout rotates the adjacent pairs '
+                "(x_0, x_1), (x_2, x_3), … (RoFormer, Meta's LLaMA).",
+                apply_interleaved_as_half,
+            ),
+            Misconception(
+                "interleaved_output_in_halves",
+                'With convention="interleaved" you turn the right pairs but write the result in the half '
+                "layout (every pair's first coordinate, then every second one): in the interleaved layout "
+                "each turned pair stays where it was, at coordinates 2i and 2i + 1.",
+                apply_interleaved_out_in_halves,
             ),
         ),
     ),

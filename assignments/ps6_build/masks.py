@@ -1,5 +1,7 @@
-"""Part 4, the masks (bool, True = may attend): the causal mask (``causal_mask``) and the key
-padding mask (``padding_mask``, shape (B, 1, 1, T_k) to broadcast over heads and queries): the
+"""Part 4, the masks (bool, True = may attend): the causal mask (``causal_mask``), the key
+padding mask (``padding_mask``, shape (B, 1, 1, T_k) to broadcast over heads and queries) and
+the decoder's self-attention mask, 001's "Padding-Maske + Causal-Maske" (``decoder_self_mask``,
+the reference transformer's own, (B, 1, T, T)): the
 references (the causal mask's self-contained, so the sandbox can bind it in place of a student's
 wrong one when re-asking the decoder layer that builds it — root cause; the padding mask's is
 ``solutions.attention``'s), the probes, the visible examples, the known mistakes and feedback.
@@ -10,6 +12,7 @@ import numpy as np
 import torch
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
+from solutions.attention import decoder_self_mask as solutions_decoder_self_mask
 from solutions.attention import padding_mask as solutions_padding_mask
 
 from .common import padding
@@ -22,6 +25,12 @@ MASK = AllClose(atol=0.0, rtol=0.0, same_dtype=True)  # bool, as the notebook as
 def padding_mask(key_is_pad):
     """(B, T_k) True at padding → (B, 1, 1, T_k) True where attention is allowed."""
     return solutions_padding_mask(key_is_pad)
+
+
+def decoder_self_mask(key_is_pad):
+    """(B, T) True at target padding → (B, 1, T, T): causal, and padded keys hidden, as
+    ``solutions/model.py`` builds its decoder's self-attention mask."""
+    return solutions_decoder_self_mask(torch.as_tensor(key_is_pad, dtype=torch.bool))
 
 
 def causal_mask(t):
@@ -44,6 +53,18 @@ def padding_probes(rng):
         Probe((padding(rng, b, t, fully_padded_row=False),), "some keys padded"),
         Probe((padding(rng, b, t),), "one sequence fully padded"),
     ]
+
+
+def target_padding_probes(rng):
+    """Right-padded targets of different lengths (the usual batch) and padding scattered after a
+    real first token; T ≥ 4, so no probe is the visible example's shape."""
+    b, t = int(rng.integers(2, 4)), int(rng.integers(4, 8))
+    lengths = rng.integers(1, t, size=b)  # every other sequence padded at its end
+    lengths[0] = t  # one sequence unpadded
+    right = np.arange(t)[None, :] >= lengths[:, None]
+    inside = padding(rng, b, t, fully_padded_row=False)
+    inside[-1, 1] = True  # at least one padded key with real tokens after it
+    return [Probe((inside,), "padding inside"), Probe((right,), "right-padded targets")]
 
 
 # ---- known-wrong masks
@@ -72,6 +93,43 @@ def padding_no_broadcast_dims(key_is_pad):
 
 def padding_masks_queries(key_is_pad):
     return (~key_is_pad)[:, None, :, None]
+
+
+def _pad(key_is_pad):
+    return torch.as_tensor(key_is_pad, dtype=torch.bool)
+
+
+def target_only_causal(key_is_pad):
+    b, t = _pad(key_is_pad).shape
+    return causal_mask(t).expand(b, 1, t, t)
+
+
+def target_only_padding(key_is_pad):
+    b, t = _pad(key_is_pad).shape
+    return padding_mask(_pad(key_is_pad)).expand(b, 1, t, t)
+
+
+def target_padding_on_queries(key_is_pad):
+    pad = _pad(key_is_pad)
+    return causal_mask(pad.shape[-1]) & (~pad)[:, None, :, None]
+
+
+def target_padding_on_both_axes(key_is_pad):
+    pad = _pad(key_is_pad)
+    return decoder_self_mask(pad) & (~pad)[:, None, :, None]
+
+
+def target_masks_combined_with_or(key_is_pad):
+    pad = _pad(key_is_pad)
+    return causal_mask(pad.shape[-1]) | padding_mask(pad)
+
+
+def target_mask_inverted(key_is_pad):
+    return ~decoder_self_mask(key_is_pad)
+
+
+def target_mask_no_head_axis(key_is_pad):
+    return decoder_self_mask(key_is_pad)[:, 0]
 
 
 QUESTIONS = [
@@ -128,6 +186,58 @@ QUESTIONS = [
                 "masks_queries",
                 "Padding hides *keys* (the last axis): shape (B, 1, 1, T_k), not (B, 1, T, 1).",
                 padding_masks_queries,
+            ),
+        ),
+    ),
+    Question(
+        grade_id="decoder_self_mask",
+        answer="decoder_self_mask",
+        title="The decoder's self-attention mask: padding and causal",
+        reference=decoder_self_mask,
+        probes=target_padding_probes,
+        compare=MASK,
+        visible=[Probe((np.array([[False, False, False], [False, False, True]]),), "one target padded at the end")],
+        misconceptions=(
+            Misconception(
+                "only_causal",
+                "001's decoder uses 'Padding-Maske + Causal-Maske': your mask is causal but lets "
+                "every query attend to padded target tokens.",
+                target_only_causal,
+            ),
+            Misconception(
+                "only_padding",
+                "001's decoder uses 'Padding-Maske + Causal-Maske': your mask hides the padding but "
+                "lets a query see the target tokens after it — the causal part is missing.",
+                target_only_padding,
+            ),
+            Misconception(
+                "padding_on_queries",
+                "Padding hides *keys* (the last axis): a padded token must not be attended to. "
+                "Yours blanks the rows of padded queries instead, so real queries still see padding.",
+                target_padding_on_queries,
+            ),
+            Misconception(
+                "padding_on_both_axes",
+                "The padding part hides keys only, as part 4's key padding mask does (and "
+                "nn.Transformer's tgt_key_padding_mask): yours also blanks the rows of padded queries.",
+                target_padding_on_both_axes,
+            ),
+            Misconception(
+                "combined_with_or",
+                "A query may attend to a key only where *both* masks allow it: combine them with "
+                "AND, not OR.",
+                target_masks_combined_with_or,
+            ),
+            Misconception(
+                "inverted",
+                "True means 'may attend' here; yours is True where attention is blocked "
+                "(nn.Transformer's convention for bool masks).",
+                target_mask_inverted,
+            ),
+            Misconception(
+                "no_head_axis",
+                "Return shape (B, 1, T, T): the 1 lets the mask broadcast over the heads.",
+                target_mask_no_head_axis,
             ),
         ),
     ),

@@ -36,6 +36,7 @@ class StudentNotebook:
     sources: dict[str, str]  # grade_id -> source of the last cell carrying it
     released_as: str | None = None  # the problem set the release stamped in its metadata
     foreign_kernel: str | None = None  # the kernelspec's name and language where it is not Python
+    locked: tuple[bool, ...] = ()  # per cell to run: nbgrader's locked, not a solution cell (given code)
 
 
 def _nbgrader_meta(cell: dict) -> dict:
@@ -56,7 +57,7 @@ def read_notebook(path: Path) -> StudentNotebook:
             "clear large outputs",
         )
     nb = parse_notebook(path.read_bytes(), path.name)
-    cells, labels, grade_ids, sources = [], [], [], {}
+    cells, labels, grade_ids, sources, locked = [], [], [], {}, []
     for position, cell in enumerate(nb.cells, start=1):
         if not isinstance(cell, dict):
             continue
@@ -67,10 +68,13 @@ def read_notebook(path: Path) -> StudentNotebook:
         if cell.get("cell_type") != "code" or (meta.get("grade") and not meta.get("solution")):
             continue
         cells.append(_text(cell.get("source", "")))
+        locked.append(bool(meta.get("locked")) and not meta.get("solution"))
         labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
     tag = nb.get("metadata", {}).get("autograder") if isinstance(nb.get("metadata"), dict) else None
     released_as = tag.get("assignment") if isinstance(tag, dict) and isinstance(tag.get("assignment"), str) else None
-    return StudentNotebook(path, cells, labels, grade_ids, sources, released_as, _foreign_kernel(nb.get("metadata")))
+    return StudentNotebook(
+        path, cells, labels, grade_ids, sources, released_as, _foreign_kernel(nb.get("metadata")), tuple(locked)
+    )
 
 
 def _foreign_kernel(metadata) -> str | None:

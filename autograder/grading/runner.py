@@ -81,7 +81,37 @@ def build_job(
 _NOT_DEFINED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)` is not defined in the notebook")
 
 
-def _decode_results(event: dict, n_probes: int) -> Outcome:
+def _cell_place(notebook: StudentNotebook, frame) -> dict | None:
+    """One [cell index, function, line] frame from the sandbox, checked, as the student finds it."""
+    if not (isinstance(frame, list) and len(frame) == 3):
+        return None
+    cell, function, line = frame
+    if type(cell) is not int or not 0 <= cell < len(notebook.cells) or not isinstance(function, str):
+        return None
+    locked = cell < len(notebook.locked) and notebook.locked[cell]
+    return {
+        "cell": notebook.labels[cell],
+        "function": function[:80],
+        "line": line if type(line) is int else 0,
+        "locked": locked,
+    }
+
+
+def where_raised(notebook: StudentNotebook | None, trace) -> dict | None:
+    """Where an answer's exception was raised among the notebook's cells: the innermost cell frame
+    (``raised_in``) and, when that is given code, the innermost frame of the student's own code
+    that called it (``fed_by``, None when none was running)."""
+    if notebook is None or not isinstance(trace, list):
+        return None
+    places = [p for p in (_cell_place(notebook, f) for f in trace[:8]) if p is not None]
+    if not places:
+        return None
+    raised_in = places[-1]
+    fed_by = next((p for p in reversed(places) if not p["locked"]), None) if raised_in["locked"] else None
+    return {"raised_in": raised_in, "fed_by": fed_by}
+
+
+def _decode_results(event: dict, n_probes: int, notebook: StudentNotebook | None = None) -> Outcome:
     if "missing" in event:
         reason = str(event["missing"])[:300]
         named = _NOT_DEFINED.fullmatch(reason)  # the harness's sentence: said again as a message
@@ -104,6 +134,9 @@ def _decode_results(event: dict, n_probes: int) -> Outcome:
             results.append(
                 {"error": str(item.get("error", "no result") if isinstance(item, dict) else "no result")[:500]}
             )
+            where = where_raised(notebook, item.get("trace")) if isinstance(item, dict) else None
+            if where is not None:
+                results[-1]["where"] = where
     status = "timeout" if results and all("timeout" in r for r in results) else "returned"
     return Outcome(status, results)
 
@@ -139,7 +172,7 @@ def execute(
                 if event.get("status") == "start":
                     open_phase = ("question", gid)
                 elif open_phase == ("question", gid):  # an answer only for the question asked now:
-                    outcomes[gid] = _decode_results(event, n_probes[gid])  # a frame forged by a
+                    outcomes[gid] = _decode_results(event, n_probes[gid], notebook)  # a frame forged by a
                     open_phase = None  # cell arrives out of turn and is ignored
         reason = reply.get("reason")
         pending = [gid for gid in pending if gid not in outcomes]

@@ -62,7 +62,18 @@ def _reproduces(question: Question, mis, probe: Probe, item: dict) -> bool | Non
         return False
     if "value" in item and _has_nan(wrong) and not _has_nan(item["value"]):
         return None
-    return False
+    return "value" in item and _another_spelling(question, mis, probe, item["value"])
+
+
+def _another_spelling(question: Question, mis, probe: Probe, value) -> bool:
+    """The student's value is one of the misconception's other spellings (``also_wrong``)."""
+    if mis.also_wrong is None:
+        return False
+    try:
+        others = mis.also_wrong(*as_args(probe.args, question.args_as), **probe.kwargs)
+        return any(question.compare.matches(value, to_plain(other)) for other in others)
+    except Exception:  # noqa: BLE001 - a spelling that cannot be built or read matches nothing
+        return False
 
 
 def _has_nan(value) -> bool:

@@ -67,13 +67,15 @@ def _numeric(value) -> bool:
 
 def _worked_examples(question: Question) -> list[str]:
     lines = []
+    pasted = set()  # a function several examples share (a fixed model) is defined once per cell
     for probe in question.visible:
         expected = release_expected(question, probe)
         lines.append("")
         if probe.note:
             lines.append(f"# {probe.note}")
         for arg in probe.args:
-            if isinstance(arg, FunctionSource):
+            if isinstance(arg, FunctionSource) and arg.source not in pasted:
+                pasted.add(arg.source)
                 lines.append(arg.source.strip())
         args = ", ".join(
             [array_literal(a, question.args_as) for a in probe.args]

@@ -16,6 +16,7 @@ import builtins
 import contextlib
 import io
 import os
+import re
 import resource
 import signal
 import sys
@@ -102,6 +103,34 @@ def describe(exc: BaseException) -> str:
     except BaseException:  # a hostile __str__
         text = type(exc).__name__ if isinstance(type(exc).__name__, str) else "Exception"
     return text[:500]
+
+
+# IPython's execution number of each cell run -> the job's cell index (a cell's code carries the
+# number in its file name, ``<ipython-input-N-…>``; plain exec names it ``<cell index>``)
+_CELL_OF_RUN: dict[int, int] = {}
+_CELL_FILE = re.compile(r"<(?:ipython-input-(\d+)-[0-9a-f]+|cell (\d+))>")
+MAX_TRACE = 8
+
+
+def cell_frames(exc: BaseException) -> list[list]:
+    """Where an exception passed through the notebook's own cells: [cell index, function, line]
+    for each frame whose code a cell defined, outermost first (the innermost MAX_TRACE). Library
+    frames are left out; the grader tells the student's cells from the locked ones."""
+    frames = []
+    try:
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            found = _CELL_FILE.fullmatch(code.co_filename) if isinstance(code.co_filename, str) else None
+            if found:
+                cell = _CELL_OF_RUN.get(int(found.group(1))) if found.group(1) else int(found.group(2))
+                if cell is not None:
+                    name = getattr(code, "co_qualname", code.co_name)
+                    frames.append([cell, str(name)[:80], int(tb.tb_lineno or 0)])
+            tb = tb.tb_next
+    except BaseException:  # a traceback that cannot be read says nothing
+        return []
+    return frames[-MAX_TRACE:]
 
 
 def _to_plain(value):
@@ -261,6 +290,7 @@ def _run_cell(source: str, index: int) -> BaseException | None:
         except BaseException as exc:
             return exc
         return None
+    _CELL_OF_RUN[SHELL.execution_count] = index
     result = SHELL.run_cell(source, store_history=True)
     return result.error_before_exec or result.error_in_exec
 
@@ -337,7 +367,8 @@ def _encoded(produce) -> dict:
     except SoftTimeout:
         raise
     except BaseException as exc:
-        return {"error": describe(exc)}
+        frames = cell_frames(exc)
+        return {"error": describe(exc), **({"trace": frames} if frames else {})}
     try:
         plain = _to_plain(value)
         size = _nbytes(plain)

@@ -135,3 +135,30 @@ def test_zero_budgets_and_no_eos_are_probed():
     beam = PS6.question("beam_search")
     budgets = [(p.args[2], p.args[3]) for p in beam.probes_for("s3", PS6)]  # (beam_width, max_new_tokens)
     assert any(n == 0 for _, n in budgets) and any(w == 1 for w, _ in budgets)
+
+
+def test_decoder_self_mask_is_the_reference_transformers_and_torchs_tgt_masks():
+    """001's "Padding-Maske + Causal-Maske": the question's reference is the mask the reference
+    model builds for a padded target, and it gives what nn.TransformerDecoderLayer gives with
+    tgt_mask (causal) and tgt_key_padding_mask on the rows of real tokens."""
+    from assignments.ps6_build import masks
+    from solutions.interop import copy_decoder_layer
+    from solutions.layers import DecoderLayer
+    from solutions.model import DecoderOnlyTransformer, TransformerConfig
+
+    tokens = torch.tensor([[5, 3, 7, 2, 4], [6, 1, 0, 0, 0], [2, 0, 3, 0, 8]])  # pad_id 0
+    cfg = TransformerConfig(vocab_size=9, d_model=16, n_heads=2, n_layers=1, d_ff=32, pad_id=0)
+    model_mask = DecoderOnlyTransformer(cfg).target_self_mask(tokens)
+    assert torch.equal(model_mask, masks.decoder_self_mask((tokens == 0).numpy()))
+    assert model_mask.shape == (3, 1, 5, 5) and not model_mask[1, 0, 4, 2] and model_mask[1, 0, 4, 1]
+
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0, batch_first=True, norm_first=True)
+    ours = DecoderLayer(cfg, cross=True)
+    copy_decoder_layer(ours, theirs)
+    x, memory = torch.randn(3, 5, 16), torch.randn(3, 4, 16)
+    theirs.train()
+    expected = theirs(x, memory, tgt_mask=~torch.ones(5, 5, dtype=torch.bool).tril(), tgt_key_padding_mask=tokens == 0)
+    got = ours(x, memory, model_mask, None)
+    real = tokens != 0
+    torch.testing.assert_close(got[real], expected[real], atol=1e-5, rtol=0)

@@ -10,6 +10,9 @@
   module used as a number, an assertion of the student's own that rejects inputs the
   specification allows (the rules are in ``crash_messages.py``).
 
+* **Whose code raised it.** When every exception came from a locked (given) cell, that is said,
+  with the student's own line that called it; an assert there is the notebook's check, not theirs.
+
 Nothing here is claimed unless it holds on every probe (the separation is exact; a message-based
 diagnosis must fit every probe that raised).
 """
@@ -59,14 +62,63 @@ def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> 
     return None
 
 
+def _place(where: dict) -> str:
+    return f"`{where['function']}` ({where['cell']}, line {where['line']})"
+
+
+def raised_in_given_code(items: list[dict]) -> Diagnosis | None:
+    """Every exception was raised inside a locked cell, in the same function (the sandbox reports
+    the cell of each frame, ``grading.runner.where_raised``): that code is the notebook's, not the
+    student's — its assert is a check of what the student's code passed it, and the student's own
+    line that called it is named. None when some exception came from the student's own cells."""
+    wheres = [item.get("where") for item in items if "error" in item]
+    if not wheres or any(not isinstance(w, dict) or not w["raised_in"]["locked"] for w in wheres):
+        return None
+    if len({w["raised_in"]["function"] for w in wheres}) != 1:
+        return None
+    first = next(item for item in items if "error" in item)
+    given, fed_by = wheres[0]["raised_in"], wheres[0]["fed_by"]
+    caller = (
+        f"your {_place(fed_by)} passed it the value: look at what that line hands it (a misspelt option, "
+        "a wrong type or shape)"
+        if fed_by
+        else "no line of yours was running: look at the names your cells define or change that it uses"
+    )
+    if _error_type(first["error"]) == "AssertionError":
+        return Diagnosis(
+            "locked_cell_assert",
+            f"the notebook's own check in a locked cell rejected the value your code passed it: the `assert` "
+            f"in {_place(given)}, given code, failed; {caller}",
+        )
+    return Diagnosis(
+        "locked_cell_crash",
+        f"it was raised inside a locked cell, in {_place(given)}, given code; {caller}",
+    )
+
+
 def diagnose_crash(question: Question, probes: list[Probe], items: list[dict]) -> Diagnosis | None:
     """When an answer raises on some probe: the circumstance, or what its exception shows."""
     items = list(items)[: len(probes)]
-    found = find_trigger(question, probes, items)
+    found = raised_in_given_code(items) or find_trigger(question, probes, items)
     if found is not None:
         return found
     errors = [item["error"] for item in items if "error" in item]
-    return find_message(errors, everywhere=len(errors) == len(probes)) if errors else None
+    found = find_message(errors, everywhere=len(errors) == len(probes)) if errors else None
+    return _own_assert(found, items) if found is not None and found.kind == "crash_assert" else found
 
 
-__all__ = ["diagnose_crash", "find_trigger"]
+def _own_assert(found: Diagnosis, items: list[dict]) -> Diagnosis:
+    """An assert that fails on every input, raised in the student's own cell (the sandbox says
+    so): theirs, and where it is."""
+    wheres = [item.get("where") for item in items if "error" in item]
+    if not all(isinstance(w, dict) and not w["raised_in"]["locked"] for w in wheres):
+        return found
+    return Diagnosis(
+        "crash_assert",
+        f"an `assert` of your own, in {_place(wheres[0]['raised_in'])}, fails on every input, though all of "
+        "them are valid for the specification: its condition is wrong (inverted, or computed from the "
+        "wrong quantity)",
+    )
+
+
+__all__ = ["diagnose_crash", "find_trigger", "raised_in_given_code"]

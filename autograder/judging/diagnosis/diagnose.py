@@ -7,7 +7,7 @@ finder tests one relation on every probe the answer got wrong: a sign flip, a co
 in another order, entries reversed or permuted along an axis, a shift by one, the mask left
 out or inverted (the reference re-run without, or with the inverse, mask), the softmax's
 scores scaled or taken over another axis and LayerNorm over more axes (the reference re-run with
-that primitive changed, ``variants``), the wrong entries all zero, or precision only. The first
+that primitive changed, ``variants``; its weights rounded), the wrong entries all zero, or precision only. The first
 relation that explains every failing probe is the diagnosis; its text names the cause and
 never the expected value. Formula answers get a term-by-term comparison (``formula_terms``).
 """
@@ -45,7 +45,12 @@ from autograder.judging.diagnosis.relations import (
     find_sums_axis,
     find_zeros,
 )
-from autograder.judging.diagnosis.reruns import find_argument, find_mask, find_primitive_variants
+from autograder.judging.diagnosis.reruns import (
+    find_argument,
+    find_mask,
+    find_primitive_variants,
+    find_rounded_weights,
+)
 from autograder.spec import Probe, Question
 
 __all__ = ["Diagnosis", "diagnose"]
@@ -63,6 +68,7 @@ FINDERS = (
     find_mask,
     find_argument,
     find_primitive_variants,
+    find_rounded_weights,
     find_scaled_input,
     find_blocked_entries,
     find_precision,

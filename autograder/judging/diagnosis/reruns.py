@@ -1,5 +1,6 @@
 """Diagnosis finders that re-run the reference: without, or with the inverse, mask; with the
-softmax's scores scaled or over another axis, LayerNorm over more axes (``variants``)."""
+softmax's scores scaled or over another axis, its weights rounded, LayerNorm over more axes
+(``variants``)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,34 @@ def find_primitive_variants(ctx: Context) -> Diagnosis | None:
     if found is None and "layer_norm" in used:
         found = _norm_variant(with_override)
     return found
+
+
+def find_rounded_weights(ctx: Context) -> Diagnosis | None:
+    """The reference re-run with its softmax's output (the attention weights) rounded to a few
+    decimals gives what the answer returned — a function's or a value's (weights rounded as a
+    printout shows them, then used)."""
+    from autograder.judging.diagnosis.variants import Override, primitives_used
+
+    first = ctx.cases[0].probe
+    try:
+        if "softmax" not in primitives_used(lambda: ctx.reference(first.args, first.kwargs)):
+            return None
+    except Exception:  # noqa: BLE001
+        return None
+    fitting = [
+        n
+        for n in range(1, 7)
+        if ctx.all_fit(lambda c, n=n: ctx.reference(c.probe.args, c.probe.kwargs, Override(round_decimals=n)))
+    ]
+    if not fitting:
+        return None
+    places = f"{fitting[0]}" if len(fitting) == 1 else f"{fitting[0]} to {fitting[-1]}"
+    return Diagnosis(
+        "rounded_weights",
+        f"your values are what the attention weights give when they are rounded ({places} decimals give "
+        "the same here) before they are used: keep the softmax's output at full precision — rounded, "
+        "the smallest weights become 0 and every sum built on them moves",
+    )
 
 
 def _is_mask(value) -> bool:

@@ -24,12 +24,13 @@ _installed = False
 @dataclass(frozen=True)
 class Override:
     """What to change: softmax input scaled by ``scale``, softmax taken over ``softmax_dim``
-    instead of the reference's axis, LayerNorm over the last ``norm_axes`` axes."""
+    instead of the reference's axis, its output rounded, LayerNorm over the last ``norm_axes`` axes."""
 
     scale: float = 1.0
     softmax_dim: int | None = None
     norm_axes: int | None = None
     masked_fill: str | None = None  # "skip": not applied; "invert": applied with ~mask; "transpose"
+    round_decimals: int | None = None  # the softmax's output (the weights) rounded to this many decimals
 
 
 def _active() -> Override | None:
@@ -99,7 +100,8 @@ def _softmax_wrappers(torch, F):
             x = x * ov.scale
         if ov.softmax_dim is not None and x.dim() >= 2:
             dim = ov.softmax_dim
-        return original(x, dim, *args, **kwargs)
+        weights = original(x, dim, *args, **kwargs)
+        return weights if ov.round_decimals is None else torch.round(weights, decimals=ov.round_decimals)
 
     def softmax(input, dim=None, *args, **kwargs):  # noqa: A002 - torch's own parameter name
         return changed_softmax(orig_softmax, input, dim, *args, **kwargs)
