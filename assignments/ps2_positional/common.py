@@ -9,8 +9,8 @@ import torch
 EXPONENT_SIGN = (
     "The frequencies must shrink along the vector: ω_i = base^(−2i/d), i.e. PE[p, 2i] = "
     "sin(p / base^(2i/d)). With the exponent's sign lost (base^(+2i/d), document 000's error "
-    "in its RoPE angles: θ_2 = 10 instead of 0.1 at base 100, d = 4) the last pairs spin fastest "
-    "and the long wavelengths that tell far positions apart are gone."
+    "in its RoPE angles) the last pairs spin fastest and the long wavelengths that tell far "
+    "positions apart are gone."
 )
 I_NOT_2I = (
     "The exponent is 2i/d for the pair index i = 0 … d/2 − 1 (it runs over the even column "

@@ -130,15 +130,15 @@ QUESTIONS = [
         misconceptions=(
             Misconception(
                 "div_term",
-                "These are document 001's div_term values base^(−2i/d), the inverse of "
-                "the factors: the factor base^(2i/d) grows from 1 to ≈ 9646.62.",
+                "These are document 001's div_term values base^(−2i/d), what the positions are "
+                "multiplied by — not the factors base^(2i/d) that 001 divides them by.",
                 lambda: wrong_factors_001(),
             ),
             Misconception("i_not_2i", I_NOT_2I, lambda: 1 / wrong_factors_001(factor=1)),
             Misconception(
                 "wavelength",
-                "That is 2π times the factor (the wavelength, question 1c); the "
-                "factor itself is base^(2i/d): 1, 100, 9646.62.",
+                "That is the wavelength (question 1c), the positions a pair needs for one full "
+                "turn — not the factor base^(2i/d) the question asks for.",
                 lambda: 2 * np.pi / wrong_factors_001(),
             ),
         ),

@@ -37,6 +37,12 @@ def wavelength_range():
     return [2 * math.pi, 2 * math.pi * 10000.0]
 
 
+def _factor_bounds():
+    """The factor's bounds as a student may give them for one even d: 1 and the largest factor
+    10000^((d−2)/d) (4 ≤ d ≤ 4096)."""
+    return [[1.0, 10000.0 ** ((d - 2) / d)] for d in range(4, 4098, 2)]
+
+
 def _cos_columns(rows):
     return [[k, c] for k in rows for c in (1, 3)]
 
@@ -88,9 +94,11 @@ QUESTIONS = [
         misconceptions=(
             Misconception(
                 "factor_not_period",
-                'These are the bounds of the factor base^(2i/d), which document 001 prints as the "period". '
-                "A column repeats when p·ω_i grows by 2π: the wavelength is 2π times the factor.",
+                'These are the bounds of the factor base^(2i/d), which document 001 prints as the "period", '
+                "not of the wavelengths: a wavelength is the number of positions after which a column "
+                "repeats — work out how the two are related.",
                 lambda: [1.0, 10000.0],
+                also_wrong=lambda: _factor_bounds(),
             ),
             Misconception("exponent_sign", EXPONENT_SIGN, lambda: [2 * math.pi / 10000.0, 2 * math.pi]),
             Misconception(

@@ -8,7 +8,7 @@ import numpy as np
 
 from autograder.authoring import Probe
 
-from .subjects import random_tokens
+from .subjects import pooled_square_batch, random_tokens
 from .subjects import subject as layer  # a layer computes in float64 too
 
 CAUSAL_SUBJECTS = {
@@ -74,6 +74,8 @@ CAUSAL_SUBJECTS = {
     ),
     # pooled over the tokens: no token axis left to compare (unless T = 1).
     "mean_pooled_causal": layer("mean_pooled_causal", "    return _attention(X, causal=True).mean(-2, keepdim=True)\n"),
+    # pooled without keeping the axis: no token axis, also on a batch with B = T.
+    "mean_pooled_flat_causal": layer("mean_pooled_flat_causal", "    return _attention(X, causal=True).mean(-2)\n"),
 }
 
 CAUSAL_BATCHED = (
@@ -89,7 +91,8 @@ CAUSAL_BATCHED = (
 
 def causal_probes(rng: np.random.Generator) -> list[Probe]:
     """Every layer on one length; the batch-safe ones on a batch (B, T, d), B ≠ T (changing
-    X[t+1:] changes sequences, not tokens); T = 1 (nothing after any token) and T = 2."""
+    X[t+1:] changes sequences, not tokens), and a batch with B = T pooled to (B, d); T = 1
+    (nothing after any token) and T = 2."""
     t = int(rng.integers(4, 8))
     probes = [Probe((fn, random_tokens(rng, t)), name) for name, fn in CAUSAL_SUBJECTS.items()]
     b = int(rng.choice([2, 3]))
@@ -97,6 +100,7 @@ def causal_probes(rng: np.random.Generator) -> list[Probe]:
         Probe((CAUSAL_SUBJECTS[name], random_tokens(rng, t, batch=b)), f"{name}, batch ({b}, T, d)")
         for name in CAUSAL_BATCHED
     ]
+    probes.append(pooled_square_batch(rng, CAUSAL_SUBJECTS["mean_pooled_flat_causal"]))
     probes += [
         Probe((CAUSAL_SUBJECTS[name], random_tokens(rng, 1)), f"{name}, T = 1")
         for name in ("causal_attention", "bidirectional_attention", "mean_pooled_causal")

@@ -12,6 +12,7 @@ from solutions.equivariance import future_changes, is_causal
 
 from .causal_subjects import CAUSAL_SUBJECTS, causal_probes
 from .subjects import random_tokens
+from .weak_testers import FLOAT32_NOTE
 
 
 def causal_reference(f, X):
@@ -124,7 +125,7 @@ QUESTIONS = [
                 "relative_tolerance",
                 "Your tester compares with a tolerance relative to the values (torch.allclose's "
                 "default rtol): on large outputs a small leak passes. Use the absolute tolerance "
-                "the notebook states (rtol=0).",
+                "the notebook states (rtol=0)." + FLOAT32_NOTE,
                 relative_tolerance,
             ),
             Misconception(

@@ -9,7 +9,13 @@ from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 from .subjects import SUBJECTS, random_tokens, tester_probes
-from .weak_testers import equivariance_checker, first_axis_tester, relative_tolerance_tester, weak_tester_family
+from .weak_testers import (
+    FLOAT32_NOTE,
+    equivariance_checker,
+    first_axis_tester,
+    relative_tolerance_tester,
+    weak_tester_family,
+)
 
 
 def equivariance_reference(f, X):
@@ -109,7 +115,7 @@ QUESTIONS = [
                 "relative_tolerance",
                 "Your tester compares with a tolerance relative to the values (torch.allclose's "
                 "default rtol): on large outputs a real difference passes. Use the absolute "
-                "tolerance the notebook states (rtol=0).",
+                "tolerance the notebook states (rtol=0)." + FLOAT32_NOTE,
                 relative_tolerance_tester(equivariance_checker),
             ),
         ),

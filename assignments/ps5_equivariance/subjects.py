@@ -62,6 +62,9 @@ SUBJECTS = {
         "tanh_projection", "    return torch.tanh(X) @ torch.ones(X.shape[-1], 3, dtype=X.dtype)\n"
     ),
     "mean_pooled": subject("mean_pooled", "    return _attention(X).mean(-2, keepdim=True)\n"),
+    # pooled without keeping the axis: (T, d) -> (d,), (B, T, d) -> (B, d); with B = T its axis -2
+    # has length T but holds the sequences (the conventions: no token axis, B = T or not)
+    "mean_pooled_flat": subject("mean_pooled_flat", "    return _attention(X).mean(-2)\n"),
     "cross_attention_fixed_queries": subject(
         "cross_attention_fixed_queries",
         "    return _attention(X, queries=lambda d: torch.linspace(-1, 1, 3 * d).reshape(3, d))\n",
@@ -141,10 +144,18 @@ def random_tokens(rng: np.random.Generator, t: int, d: int = 8, batch: int | Non
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def pooled_square_batch(rng: np.random.Generator, pooled) -> Probe:
+    """A batch (B, T, d) with B = T, pooled to (B, d) by ``pooled``: the case where the output's
+    axis -2 has the length of the token axis but is not one (the conventions state it)."""
+    n = int(rng.integers(2, 5))
+    return Probe((pooled, random_tokens(rng, n, batch=n)), f"{pooled.name}, batch ({n}, {n}, d) pooled to ({n}, d)")
+
+
 def tester_probes(rng: np.random.Generator) -> list[Probe]:
     """Every subject on one length, three of them on another (a tester must not depend on T),
     the batch-safe ones on a batch (B, T, d) whose B differs from T (a tester that permutes
-    axis 0 permutes the batch), and three on a single token (T = 1: only the identity)."""
+    axis 0 permutes the batch), a batch with B = T pooled to (B, d), and three on a single token
+    (T = 1: only the identity)."""
     t = int(rng.integers(4, 8))
     probes = [Probe((fn, random_tokens(rng, t)), name) for name, fn in SUBJECTS.items()]
     t2 = int(rng.integers(6, 10))
@@ -156,6 +167,7 @@ def tester_probes(rng: np.random.Generator) -> list[Probe]:
     probes += [
         Probe((SUBJECTS[name], random_tokens(rng, t, batch=b)), f"{name}, batch ({b}, T, d)") for name in BATCHED
     ]
+    probes.append(pooled_square_batch(rng, SUBJECTS["mean_pooled_flat"]))
     return probes + [
         Probe((SUBJECTS[name], random_tokens(rng, 1)), f"{name}, T = 1")
         for name in ("attention_causal", "mean_pooled", "last_token_special")

@@ -9,6 +9,14 @@ import torch
 
 from solutions.equivariance import permutations_tried
 
+# said with each relative-tolerance misconception: why a student's own float32 check may have
+# failed the absolute tolerance (the conventions' reason), never a claim about their code
+FLOAT32_NOTE = (
+    " If a float32 layer of your own with values in the thousands failed the absolute tolerance, "
+    "that was float32's rounding (one step at 1000 is about 6e-5): compute such a layer in float64, "
+    "as the grader's layers are."
+)
+
 
 def _equal(a, b, atol):
     return a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=0.0))

@@ -132,7 +132,10 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
                     ),
                 )
             raised = Message(
-                "`{answer}` on {where} raised {error}", answer=question.answer, where=where, error=item["error"]
+                "`{answer}` on {where} raised {error}",
+                answer=question.answer,
+                where=where,
+                error=item["error"].rstrip(": "),  # "AssertionError: "
             )
             mis = matching_misconception(question, probes, outcome.results[: len(probes)])
             if mis is not None:  # a known mistake that crashes (an index past the table, …)

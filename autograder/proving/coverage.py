@@ -114,11 +114,15 @@ def question_problems(
                     f"shapes in the hidden probes of {student}"
                 )
         problems += contract_problems(q, student, probes)
-        problems += range_problems(q, student, calls)
+        problems += range_problems(q, student, [{p.name: _or_default(c[p.name], p) for p in params} for c in calls])
         for description, holds in together.items():
             if not any(_holds(holds, c) for c in calls):
                 problems.append(f"{q.grade_id}: no hidden probe of {student} has {description}")
     return problems
+
+
+def _or_default(value, param: inspect.Parameter):
+    return param.default if value is _OMITTED else value
 
 
 def _holds(predicate, call: dict) -> bool:

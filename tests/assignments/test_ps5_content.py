@@ -88,3 +88,52 @@ def test_the_release_writes_the_token_axis_permutation():
     text = "".join("".join(c["source"]) for c in nb["cells"])
     assert "f(X[p])" not in text and "f(X)[p]" not in text
     assert "atol=1e-5, rtol=0" in text and "solutions/" not in text
+
+
+# ---- issue 38: the conventions' tolerance and the pooled B = T case, as stated and as probed
+TESTERS = ("equivariance_tester", "invariance_tester", "causal_tester")
+RELEASED = "".join(
+    "".join(c["source"])
+    for c in json.loads((REPO_ROOT / "release/ps5_equivariance/ps5_equivariance.ipynb").read_text())["cells"]
+)
+
+
+def test_every_output_a_tester_is_given_is_float64_as_the_conventions_say():
+    assert "compute in `float64`" in RELEASED and "float32 outputs in the thousands" in RELEASED
+    largest, compiled = 0.0, {}
+    for grade_id in ("equivariance_tester", "causal_tester"):  # the invariance tester's probes are the former's
+        for p in probes(grade_id, students=("s1",))[1]:
+            source, x = p.args[0], torch.from_numpy(p.args[1])
+            if source not in compiled:
+                compiled[source] = source.compile()
+            y = compiled[source](x)
+            assert y.dtype == torch.float64, (grade_id, p.label)
+            largest = max(largest, float(y.abs().max()))
+            assert all(s >= 2 for s in x.shape[:-2]), (grade_id, p.label)  # a batch holds B ≥ 2 sequences
+    assert largest > 1000  # "values in the thousands"
+
+
+def test_the_stated_float32_step_at_1000_is_why_large_layers_are_checked_in_float64():
+    assert 5e-5 < float(np.spacing(np.float32(1000))) < 7e-5 and "6\\cdot10^{-5}" in RELEASED
+    w = torch.from_numpy(np.random.default_rng(4).standard_normal((3, 8, 8)).astype(np.float32)) / 8**0.5
+
+    def large_attention(X):  # 1000 × self-attention without positions, in X's dtype
+        q, k, v = (X @ m.to(X.dtype) for m in w)
+        return 1000 * torch.softmax(q @ k.transpose(-2, -1) / 8**0.5, -1) @ v
+
+    x = torch.from_numpy(np.random.default_rng(3).standard_normal((8, 8)).astype(np.float32))
+    assert is_permutation_equivariant(large_attention, x.double())  # float64, as the grader's layers
+    assert not is_permutation_equivariant(large_attention, x)  # float32: sums in a new order move by a step
+
+
+def test_a_batch_with_b_equal_t_pooled_is_stated_and_probed_with_the_stated_verdicts():
+    assert RELEASED.count("also when $B = T$") >= 2 and "$B = T$ or not" in RELEASED
+    expected = {"equivariance_tester": False, "invariance_tester": True, "causal_tester": False}
+    for grade_id in TESTERS:
+        q, ps = probes(grade_id)
+        square = [p for p in ps if p.args[1].ndim == 3 and p.args[1].shape[0] == p.args[1].shape[1]]
+        assert square, grade_id
+        for p in square:
+            f, x = as_args(p.args, "torch")
+            assert f(x).shape == (x.shape[0], x.shape[-1]), p.label  # pooled: (B, d), axis -2 of length T
+            assert q.expected(p) is expected[grade_id], (grade_id, p.label)
