@@ -78,6 +78,22 @@ def new_block_not_causal(x_new, past_k, past_v, w_q, b_q, w_k, b_k, w_v, b_v, w_
     return F.linear(out.transpose(1, 2).reshape(b, t, -1), w_o, b_o)
 
 
+def cache_after_new(x_new, past_k, past_v, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads):
+    """The cached keys and values put after the new tokens' own: the mask, offset by the cache's
+    length, then lets each new token see the wrong keys."""
+    h = int(n_heads)
+    x_new = torch.as_tensor(x_new)
+    q = _split(F.linear(x_new, w_q, b_q), h)
+    k = torch.cat([_split(F.linear(x_new, w_k, b_k), h), torch.as_tensor(past_k)], 2)
+    v = torch.cat([_split(F.linear(x_new, w_v, b_v), h), torch.as_tensor(past_v)], 2)
+    t_new, t_all = q.shape[2], k.shape[2]
+    allowed = torch.ones(t_new, t_all, dtype=torch.bool).tril(t_all - t_new)
+    scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~allowed, float("-inf"))
+    out = torch.softmax(scores, -1) @ v
+    b, _, t, _ = out.shape
+    return F.linear(out.transpose(1, 2).reshape(b, t, -1), w_o, b_o)
+
+
 # ---- probes, drawn per student: the cache holds the projections of earlier tokens
 
 
@@ -133,6 +149,14 @@ QUESTIONS = [
                 "With several new tokens, new token i may not see the new tokens after it: the mask "
                 "over [cache, new] is causal, offset by the cache's length.",
                 new_block_not_causal,
+            ),
+            Misconception(
+                "cache_after_new",
+                "Your cached keys and values sit at the wrong positions: after the new tokens' own. The "
+                "cache holds the earlier tokens, and the causal mask counts positions in sequence order — "
+                "with one new token the order does not matter, with several each new token sees the "
+                "wrong keys.",
+                cache_after_new,
             ),
         ),
     ),

@@ -87,17 +87,20 @@ def _has_nan(value) -> bool:
 
 
 def matching_misconception(question: Question, probes: list[Probe], items: list[dict]):
-    """The first known-wrong answer that reproduces the outcome of every probe where it is defined
-    (and of one at least), if any. ``items`` are the returned outcomes ({"value": …} or
-    {"error": "Type: message"}); plain values are accepted too."""
+    """The first known-wrong answer that reproduces the outcome of every probe, else the first that
+    reproduces it on every probe where it is defined (and on one at least), if any. ``items`` are
+    the returned outcomes ({"value": …} or {"error": "Type: message"}); plain values are accepted too."""
     items = [
         item if isinstance(item, dict) and ("value" in item or "error" in item) else {"value": item} for item in items
     ]
+    partial = None  # reproduced wherever it is defined, but undefined on some probe
     for mis in question.misconceptions:
         seen = [_reproduces(question, mis, p, item) for p, item in zip(probes, items)]
         if False not in seen and True in seen:
-            return mis
-    return None
+            if None not in seen:  # one that reproduces every probe comes first (NaN may be its own mistake)
+                return mis
+            partial = partial or mis
+    return partial
 
 
 def judge(question: Question, probes: list[Probe], outcome: Outcome) -> QuestionResult:
