@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.errors import AutograderError
+from autograder.i18n.language import UnknownLanguage, normalise
 
 CONFIG_NAME = "autograder.toml"
 ENV_VAR = "AUTOGRADER_COURSE"
@@ -45,6 +46,7 @@ class Course:
     submitted: Path
     autograded: Path
     feedback: Path
+    language: str = "en"  # the students' pages and reports (autograder.toml: language = "de"); README: Languages
 
     @property
     def gradebook_url(self) -> str:
@@ -56,14 +58,27 @@ class Course:
         config = root / CONFIG_NAME
         if not root.is_dir():
             raise CourseNotFound(f"course directory {root} does not exist (autograder init {root} makes one)")
-        folders = {}
+        folders, language = {}, None
         if config.exists():
             try:
                 table = tomllib.loads(config.read_text()).get("course", {})
             except tomllib.TOMLDecodeError as exc:
                 raise CourseNotFound(f"{config}: not valid TOML ({exc})") from None
             folders = {k: v for k, v in table.items() if k in COURSE_FOLDERS}
-        return cls(root, **{k: root / folders.get(k, k) for k in COURSE_FOLDERS})
+            language = table.get("language")
+        try:
+            lang = normalise(language) or "en"
+        except UnknownLanguage as exc:
+            raise CourseNotFound(f"{config}: {exc}") from None
+        return cls(root, **{k: root / folders.get(k, k) for k in COURSE_FOLDERS}, language=lang)
+
+
+def course_language() -> str:
+    """The current course's language, English where there is no course."""
+    try:
+        return find_course().language
+    except CourseNotFound:
+        return "en"
 
 
 _chosen: Path | None = None

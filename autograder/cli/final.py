@@ -26,6 +26,8 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli.options import add_language_option, student_languages
+
 
 def add_parser(subparsers, parents) -> None:
     p = subparsers.add_parser(
@@ -40,6 +42,7 @@ def add_parser(subparsers, parents) -> None:
         "--course-id", metavar="ID", help="gradebook course (default: nbgrader_config.py's CourseDirectory.course_id)"
     )
     p.add_argument("--roster", metavar="CSV", help="course roster: names and LMS ids (Canvas export works as one)")
+    add_language_option(p)
     p.add_argument("--canvas", metavar="FILE", help="Canvas import file (default: OUT_DIR/final/canvas.csv)")
     p.add_argument("--canvas-column", metavar="TITLE", help='the Canvas assignment column, e.g. "PS1 (4567)"')
     p.add_argument(
@@ -72,7 +75,7 @@ def run(args) -> int:
         folder = out / "final"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "results.json").write_text(json.dumps(final, indent=1, sort_keys=True), encoding="utf-8")
-        write_feedback_pages(assignment, final, folder / "feedback")
+        write_feedback_pages(assignment, final, folder / "feedback", student_languages(args, args.roster))
         canvas = write_canvas_csv(
             assignment, final, Path(args.canvas or folder / "canvas.csv"), roster=args.roster, column=args.canvas_column
         )

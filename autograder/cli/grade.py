@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.cli.options import add_grading_options, sandbox_config
+from autograder.cli.options import add_grading_options, add_language_option, sandbox_config, student_languages
 
 
 def add_parser(subparsers, parents) -> None:
@@ -20,6 +20,7 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or LMS zip (see README: Intake)")
     p.add_argument("--out", required=True, metavar="OUT_DIR")
     add_grading_options(p)
+    add_language_option(p)
     p.add_argument("--force", action="store_true", help="re-grade submissions already graded")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler to grade on")
     p.add_argument("--db", metavar="URL", help="record results in an nbgrader gradebook")
@@ -115,4 +116,5 @@ def _outputs(args, intake):
         course_id=args.course_id,
         graded_students=intake.graded_students,
         notebooks={s.student: s.notebook for s in intake.submissions if s.notebook},
+        language_of=student_languages(args, args.roster),
     )

@@ -49,4 +49,16 @@ def run(args) -> int:
             )
     print(feedback_audit.summary_line(audits))
     print(f"mutants_killed: {killed}/{non_equivalent}")
-    return 1 if failed else 0
+    return 1 if failed or not catalogues_complete(load_assignments(args.problem_sets)) else 0
+
+
+def catalogues_complete(assignments) -> bool:
+    """The engine's catalogues and these problem sets' (README: Languages): every message
+    translated, every placeholder kept."""
+    from autograder.i18n.completeness import TRANSLATED, engine_problems, problem_set_problems
+
+    problems = engine_problems() + [p for a in assignments for p in problem_set_problems(a)]
+    for problem in problems:
+        print(f"  - catalogue: {problem}")
+    print(f"catalogues ({', '.join(TRANSLATED)}): " + (f"FAILED, {len(problems)} problems" if problems else "complete"))
+    return not problems

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 
 from autograder.grading.runner import ask_again
+from autograder.i18n import Message
 from autograder.judging.verdict import QuestionResult
 from autograder.spec import Assignment, Probe, Question
 
@@ -51,32 +52,49 @@ def to_retry(assignment: Assignment, results: dict[str, QuestionResult]) -> list
     return out
 
 
-def _names(deps: list[Question]) -> str:
+def _names(deps: list[Question]) -> str | Message:
     names = [f"`{d.answer}`" for d in deps]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if len(names) == 1 else Message("{first} and {last}", first=", ".join(names[:-1]), last=names[-1])
 
 
 def resolved(q: Question, deps: list[Question], first: QuestionResult, again: QuestionResult) -> QuestionResult:
     """The verdict once the re-run with reference dependencies is judged."""
     names = _names(deps)
     if again.status == "passed":
-        one = "one" if len(deps) == 1 else "ones"
+        if len(deps) == 1:
+            text = Message(
+                "Fix {names} first: with a correct one your `{answer}` is right "
+                "(its points are awarded; {names} costs only its own question's points).",
+                names=names,
+                answer=q.answer,
+            )
+        else:
+            text = Message(
+                "Fix {names} first: with correct ones your `{answer}` is right "
+                "(its points are awarded; {names} cost only their own questions' points).",
+                names=names,
+                answer=q.answer,
+            )
         return QuestionResult(
-            float(q.points),
-            float(q.points),
-            "passed",
-            f"Fix {names} first: with a correct {one} your `{q.answer}` is right "
-            f"(its points are awarded; {names} costs only its own question's points).",
-            root_cause=", ".join(d.answer for d in deps),
+            float(q.points), float(q.points), "passed", text, root_cause=", ".join(d.answer for d in deps)
         )
-    more = "it" if len(deps) == 1 else "them"
-    return dataclasses.replace(
-        first,
-        feedback=f"{first.feedback} — `{q.answer}` calls your {names}, which "
-        f"fail{'s' if len(deps) == 1 else ''}; but even with correct "
-        f"{'one' if len(deps) == 1 else 'ones'} it does not match, so "
-        f"fixing {more} will not be enough.",
-    )
+    if len(deps) == 1:
+        text = Message(
+            "{feedback} — `{answer}` calls your {names}, which fails; but even with a correct one it does not "
+            "match, so fixing it will not be enough.",
+            feedback=first.feedback,
+            answer=q.answer,
+            names=names,
+        )
+    else:
+        text = Message(
+            "{feedback} — `{answer}` calls your {names}, which fail; but even with correct ones it does not "
+            "match, so fixing them will not be enough.",
+            feedback=first.feedback,
+            answer=q.answer,
+            names=names,
+        )
+    return dataclasses.replace(first, feedback=text)
 
 
 def apply_root_causes(

@@ -9,9 +9,11 @@ notebook is run again without the poisoned cell, or with the remaining questions
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from autograder.grading.notebook import StudentNotebook
+from autograder.i18n import Message
 from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox import wire
@@ -76,6 +78,9 @@ def build_job(
     return job
 
 
+_NOT_DEFINED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)` is not defined in the notebook")
+
+
 def _cell_place(notebook: StudentNotebook, frame) -> dict | None:
     """One [cell index, function, line] frame from the sandbox, checked, as the student finds it."""
     if not (isinstance(frame, list) and len(frame) == 3):
@@ -108,7 +113,11 @@ def where_raised(notebook: StudentNotebook | None, trace) -> dict | None:
 
 def _decode_results(event: dict, n_probes: int, notebook: StudentNotebook | None = None) -> Outcome:
     if "missing" in event:
-        return Outcome("missing", reason=str(event["missing"])[:300])
+        reason = str(event["missing"])[:300]
+        named = _NOT_DEFINED.fullmatch(reason)  # the harness's sentence: said again as a message
+        return Outcome(
+            "missing", reason=Message("`{name}` is not defined in the notebook", name=named[1]) if named else reason
+        )
     raw = event.get("results")
     if not isinstance(raw, list) or len(raw) != n_probes:
         return Outcome("error", reason="the sandbox returned a malformed answer")

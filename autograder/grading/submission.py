@@ -18,6 +18,7 @@ from autograder.grading.notebook import NotebookError, foreign_notebook, integri
 from autograder.grading.root_cause import apply_root_causes
 from autograder.grading.runner import execute
 from autograder.grading.second_run import apply_second_runs
+from autograder.i18n import Message
 from autograder.intake.submission import Submission
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox.pool import Worker
@@ -34,12 +35,15 @@ def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
     return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json() for q in assignment.questions}
 
 
-def _why_missing(nb, cell_errors: dict[int, str]) -> str:
+def _why_missing(reason: str, nb, cell_errors: dict[int, str]) -> Message:
+    """The missing answer's reason, with why: the cells still unanswered, or the first that failed."""
     unanswered = [nb.labels[i] for i, e in sorted(cell_errors.items()) if e.startswith("NotImplementedError")]
     if unanswered:
-        return f" — still `raise NotImplementedError()` in: {', '.join(unanswered)}"
+        return Message(
+            "{reason} — still `raise NotImplementedError()` in: {cells}", reason=reason, cells=", ".join(unanswered)
+        )
     first = min(cell_errors)
-    return f" ({nb.labels[first]} failed: {cell_errors[first]})"
+    return Message("{reason} ({cell} failed: {error})", reason=reason, cell=nb.labels[first], error=cell_errors[first])
 
 
 def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
@@ -82,7 +86,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             for q in assignment.questions:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
                 if res.status == "missing" and run.cell_errors:
-                    res.feedback += _why_missing(nb, run.cell_errors)
+                    res.feedback = _why_missing(res.feedback, nb, run.cell_errors)
                 verdicts[q.grade_id] = res
             run.seconds += apply_second_runs(worker, nb, assignment, sub.student, verdicts)
             run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)

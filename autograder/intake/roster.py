@@ -6,7 +6,9 @@ Columns are found by header name, case-insensitively:
   ``username``, ``login``, ``SIS Login ID``, ``id``;
 * LMS numbers that map to it: ``lms_id``, ``canvas_id``, ``moodle_id``, ``gradescope_sid``,
   ``sid``, ``ID``, ``SIS User ID`` (whichever are present and not the student id);
-* ``name`` / ``Student`` (as the LMS spells it) and ``email``; ``section`` / ``Section``.
+* ``name`` / ``Student`` (as the LMS spells it) and ``email``; ``section`` / ``Section``;
+* ``language`` / ``lang`` / ``locale``: the language of the student's feedback pages (``de``,
+  ``fa_IR``, …; empty: the course's).
 
 A Canvas gradebook export is a roster as it stands (its "Points Possible" row is skipped).
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 ID_COLUMNS = ("student_id", "username", "login", "sis login id", "id")
 LMS_COLUMNS = ("lms_id", "canvas_id", "moodle_id", "gradescope_sid", "sid", "id", "sis user id")
 NAME_COLUMNS = ("name", "student", "full name")
+LANGUAGE_COLUMNS = ("language", "lang", "locale")
 
 
 def _norm(text: str) -> str:
@@ -34,6 +37,7 @@ class Person:
     email: str = ""
     section: str = ""
     lms: dict[str, str] = field(default_factory=dict)  # column -> value (canvas "ID", SIS User ID, ...)
+    language: str = ""  # their pages' language (autograder.i18n), "" for the course's
 
     @property
     def first_last(self) -> tuple[str, str]:
@@ -52,6 +56,15 @@ class Person:
             if by_name.get(column.lower()):
                 return by_name[column.lower()]
         return ""
+
+
+def _language(value: str | None, path: Path, student: str) -> str:
+    from autograder.i18n.language import UnknownLanguage, normalise
+
+    try:
+        return normalise((value or "").strip()) or ""
+    except UnknownLanguage as exc:
+        raise ValueError(f"roster {path}: student {student}: {exc}") from None
 
 
 class Roster:
@@ -99,6 +112,7 @@ class Roster:
         lms_cols = [headers[c] for c in LMS_COLUMNS if c in headers and headers[c] != id_col]
         name_col = next((headers[c] for c in NAME_COLUMNS if c in headers), None)
         email_col, section_col = headers.get("email"), headers.get("section")
+        language_col = next((headers[c] for c in LANGUAGE_COLUMNS if c in headers), None)
         people = []
         for row in rows:
             sid = (row.get(id_col) or "").strip()
@@ -112,6 +126,7 @@ class Roster:
                     (row.get(email_col) or "").strip() if email_col else "",
                     (row.get(section_col) or "").strip() if section_col else "",
                     {c: (row.get(c) or "").strip() for c in lms_cols if (row.get(c) or "").strip()},
+                    _language(row.get(language_col) if language_col else None, path, sid),
                 )
             )
         if not people:

@@ -7,12 +7,18 @@ student returned, the feedback names that misconception instead of a bare "wrong
 does, ``judging.diagnosis.diagnose`` looks for how the values relate to the reference (a factor,
 a sign, axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
 (``public_label``, ``without_hidden_names``).
+
+Every verdict's feedback is an ``autograder.i18n.Message``: English text that keeps its message id
+and arguments (the misconception's own text, from the problem set's catalogue; a diagnosis; the
+exception), so the feedback page says it in the student's language. ``to_json`` stores both.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from autograder.i18n import Message
+from autograder.i18n.message import PROBLEM_SET
 from autograder.judging.labels import public_label, without_hidden_names
 from autograder.judging.outcome import Outcome
 from autograder.spec import Probe, Question, as_args, to_plain
@@ -29,7 +35,11 @@ class QuestionResult:
     root_cause: str | None = None  # passed only with these dependencies replaced (autograder.grading.root_cause)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        data["feedback"] = str(self.feedback)
+        if isinstance(self.feedback, Message):
+            data["message"] = self.feedback.to_json()
+        return data
 
 
 def _error_type(text: str) -> str:
@@ -98,7 +108,11 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
 
     def result(status: str, feedback: str, mis=None, diagnosis=None) -> QuestionResult:
         score = points if status == "passed" else 0.0
-        return QuestionResult(score, points, status, without_hidden_names(feedback, probes), mis, diagnosis)
+        if isinstance(feedback, Message):
+            feedback = feedback.map_text(lambda text: without_hidden_names(text, probes))
+        else:
+            feedback = without_hidden_names(feedback, probes)
+        return QuestionResult(score, points, status, feedback, mis, diagnosis)
 
     if outcome.status in ("missing", "error", "timeout") and not outcome.results:
         return result(outcome.status, outcome.reason)
@@ -106,21 +120,36 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
     for index, (probe, item) in enumerate(zip(probes, outcome.results)):
         where = public_label(probe, index)
         if "timeout" in item:
-            return result("timeout", f"`{question.answer}` on {where}: {item['timeout']}")
+            return result(
+                "timeout",
+                Message("`{answer}` on {where}: {reason}", answer=question.answer, where=where, reason=item["timeout"]),
+            )
         if "error" in item:
             if item["error"].startswith("NotImplementedError"):
                 return result(
                     "error",
-                    f"`{question.answer}` is not implemented yet: replace the "
-                    "release's `raise NotImplementedError()` with your code",
+                    Message(
+                        "`{answer}` is not implemented yet: replace the release's `raise NotImplementedError()` "
+                        "with your code",
+                        answer=question.answer,
+                    ),
                 )
-            raised = f"`{question.answer}` on {where} raised {item['error'].rstrip(': ')}"  # "AssertionError: "
+            raised = Message(
+                "`{answer}` on {where} raised {error}",
+                answer=question.answer,
+                where=where,
+                error=item["error"].rstrip(": "),  # "AssertionError: "
+            )
             mis = matching_misconception(question, probes, outcome.results[: len(probes)])
             if mis is not None:  # a known mistake that crashes (an index past the table, …)
-                return result("error", f"{mis.feedback} ({raised})", mis.name)
+                return result("error", Message("{mistake} ({raised})", mistake=_named(mis), raised=raised), mis.name)
             found = _crash_diagnosis(question, probes, outcome.results)
             if found is not None:
-                return result("error", f"{raised} — {found.feedback}", diagnosis=found.kind)
+                return result(
+                    "error",
+                    Message("{raised} — {diagnosis}", raised=raised, diagnosis=found.feedback),
+                    diagnosis=found.kind,
+                )
             return result("error", raised)
         check = question.compare(item["value"], question.expected(probe))
         values.append(item)
@@ -129,20 +158,45 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         elif check.message:  # passed, with a word for the student (a trained model near its bar)
             notes.append(check.message)
     if not failures:
-        return result("passed", "correct" + "".join(f" — {note}" for note in notes))
+        if not notes:
+            return result("passed", Message("correct"))
+        return result("passed", Message("correct — {notes}", notes=" — ".join(notes)))
     mis = matching_misconception(question, probes, values)
     if mis is not None:
-        return result("failed", mis.feedback, mis.name)
+        return result("failed", _named(mis), mis.name)
     found = _diagnosis(question, probes, values)
     if found is not None:
-        lead = (
-            "is not equivalent to the expected formula"
-            if found.kind == "formula_terms"
-            else "does not match the reference"
+        if found.kind == "formula_terms":
+            lead = Message(
+                "`{answer}` is not equivalent to the expected formula: {diagnosis}",
+                answer=question.answer,
+                diagnosis=found.feedback,
+            )
+        else:
+            lead = Message(
+                "`{answer}` does not match the reference: {diagnosis}", answer=question.answer, diagnosis=found.feedback
+            )
+        return result("failed", lead, diagnosis=found.kind)
+    shown = "; ".join(failures[:3])
+    if len(failures) > 3:
+        return result(
+            "failed",
+            Message(
+                "`{answer}` does not match the reference — {failures} (and {more} more)",
+                answer=question.answer,
+                failures=shown,
+                more=len(failures) - 3,
+            ),
         )
-        return result("failed", f"`{question.answer}` {lead}: {found.feedback}", diagnosis=found.kind)
-    shown = "; ".join(failures[:3]) + (f" (and {len(failures) - 3} more)" if len(failures) > 3 else "")
-    return result("failed", f"`{question.answer}` does not match the reference — {shown}")
+    return result(
+        "failed",
+        Message("`{answer}` does not match the reference — {failures}", answer=question.answer, failures=shown),
+    )
+
+
+def _named(mis) -> Message:
+    """A misconception's feedback, written in its problem set (translated in the set's catalogue)."""
+    return Message(mis.feedback, PROBLEM_SET)
 
 
 def _diagnosis(question: Question, probes: list[Probe], items: list[dict]):

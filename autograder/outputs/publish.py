@@ -13,6 +13,7 @@ assembles it again), and every output below is a view of it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +37,13 @@ class Outputs:
     course_id: str | None = None  # the gradebook's course (default: nbgrader_config.py's)
     graded_students: list[str] | None = None  # gradebook: who handed in (default: read from results)
     notebooks: dict[str, Path] = field(default_factory=dict)  # gradebook: copied to autograded/
+    language_of: Callable[[str], str] | None = None  # student -> their feedback page's language (English)
 
 
 def publish(assignment: Assignment, results: dict, out: Path, outputs: Outputs) -> None:
     """Write ``outputs`` for ``results`` (results.json's content; some or all of its students)."""
     if outputs.feedback_pages:
-        write_feedback_pages(assignment, results, Path(out) / "feedback")
+        write_feedback_pages(assignment, results, Path(out) / "feedback", outputs.language_of)
     if outputs.csv:
         exports.write_csv(assignment, results, Path(outputs.csv))
     if outputs.junit:

@@ -40,7 +40,6 @@ import nbformat
 
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
-from autograder.releasing import student_validate
 from autograder.releasing.answer_key import answer_key_digest
 from autograder.releasing.handin_cell import add_handin_instructions
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
@@ -180,10 +179,13 @@ INSTRUCTOR_VALIDATE = re.compile(r"`autograder validate ")
 
 
 def add_validate_helper(ctx: ReleaseContext) -> None:
-    """Students' validate step, with what they have installed: ``python validate.py NOTEBOOK``."""
-    source = Path(student_validate.__file__).read_text(encoding="utf-8")
-    source = source.replace("THE_NOTEBOOK.ipynb", ctx.assignment.notebook, 1)  # its docstring names this set's
-    (ctx.notebook.parent / STUDENT_VALIDATE).write_text(source, encoding="utf-8")
+    """Students' validate step, with what they have installed: ``python validate.py NOTEBOOK``,
+    its docstring naming this set's notebook and its report's messages in every language written
+    into it (no catalogue files to ship)."""
+    from autograder.releasing.validate_bundle import standalone_validate
+
+    text = standalone_validate(notebook=ctx.assignment.notebook)
+    (ctx.notebook.parent / STUDENT_VALIDATE).write_text(text, encoding="utf-8")
 
 
 def student_commands(ctx: ReleaseContext) -> None:

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tornado import httputil, web
 from tornado.ioloop import IOLoop
 
+from autograder.i18n import N_, choose_language, from_accept_language
 from autograder.serve import pages
 from autograder.serve.auth import Policy, auth_mixin, oauth_callback_handler
 from autograder.serve.engine import MAX_UPLOAD_BYTES, Engine, Refused
@@ -100,18 +101,24 @@ class Base(web.RequestHandler):
     def user_name(self) -> str:
         name = self.policy.name(self.current_user)
         if name is None:
-            raise web.HTTPError(403, "only users submit and read feedback")
+            raise web.HTTPError(403, N_("only users submit and read feedback"))
         return name
 
     def instructor(self) -> bool:
         return self.policy.is_instructor(self.current_user)
 
+    def language(self) -> str:
+        """The student's language: their browser's (Accept-Language), else the course's."""
+        return choose_language(
+            from_accept_language(self.request.headers.get("Accept-Language")), self.settings["language"]
+        )
+
     def own(self, job_id: str):
         job = self.engine.journal.get(int(job_id))
         if job is None:
-            raise web.HTTPError(404, "no such submission")
+            raise web.HTTPError(404, N_("no such submission"))
         if job.student != self.user_name() and not self.instructor():
-            raise web.HTTPError(403, "this submission is not yours")
+            raise web.HTTPError(403, N_("this submission is not yours"))
         return job
 
     def wait_seconds(self) -> float:
@@ -152,7 +159,7 @@ class Base(web.RequestHandler):
             self.set_header("Retry-After", str(retry_after))
         if self.wants_html():
             self.set_header("Content-Type", "text/html; charset=UTF-8")
-            return self.finish(pages.error(status_code, self._reason, message, self.base, retry_after))
+            return self.finish(pages.error(status_code, self._reason, message, self.base, retry_after, self.language()))
         self.set_header("Content-Type", "application/json")
         body = {"error": message, "status": status_code}
         if retry_after is not None:
@@ -189,6 +196,7 @@ class Home:
                 xsrf,
                 self.instructor(),
                 self.engine.limiter.describe(),
+                self.language(),
             )
         )
 
@@ -263,12 +271,14 @@ class Feedback:
     def get(self, job_id: str):
         job = self.own(job_id)
         if job.state != "done":
-            return self.finish(pages.not_graded(job))
+            return self.finish(pages.not_graded(job, self.language()))
         from autograder.outputs.feedback_pages import feedback_page
 
         later = sum(1 for j in self.engine.journal.of_student(job.student) if j.ps == job.ps and j.id > job.id)
-        note = pages.handin_note(job, self.base, later)
-        self.finish(feedback_page(self.engine.assignments[job.ps], job.student, json.loads(job.result), handin=note))
+        lang = self.language()
+        note = pages.handin_note(job, self.base, later, lang)
+        result = json.loads(job.result)
+        self.finish(feedback_page(self.engine.assignments[job.ps], job.student, result, handin=note, lang=lang))
 
 
 class Instructors(ApiLogin):
@@ -310,8 +320,13 @@ def make_app(
     prefix: str = "/",
     tokens: dict | None = None,
     cookie_secret: bytes | None = None,
+    language: str | None = None,
 ) -> web.Application:
+    """``language``: the students' pages when their browser names none the kit speaks (default:
+    the course's, ``autograder.toml``)."""
     import os
+
+    from autograder.course import course_language
 
     prefix = prefix if prefix.endswith("/") else prefix + "/"
     mixin = auth_mixin(mode)
@@ -340,6 +355,7 @@ def make_app(
         # in hub mode HubOAuth checks the XSRF token itself, for cookie-authenticated requests only
         # (token-authenticated API calls need none): tornado's own check stays off
         mode=mode,
+        language=language or course_language(),
         cookie_secret=cookie_secret or os.urandom(32),
         xsrf_cookies=False,
         login_url=prefix,

@@ -11,6 +11,8 @@ import secrets
 import shutil
 from pathlib import Path
 
+from autograder.i18n import N_
+
 UPLOAD_MARK = "upload-"  # starts the random part of the folder name of a submission the service filed
 
 
@@ -19,7 +21,7 @@ def route(origin: str | None) -> str:
     name = (origin or "").removeprefix("exchange:")
     if (origin or "").startswith("exchange:") and not name.split("+")[-1].startswith(UPLOAD_MARK):
         return "nbgrader submit"
-    return "the service's upload"
+    return N_("the service's upload")  # said in the page's language (autograder.i18n)
 
 
 class HandIn:

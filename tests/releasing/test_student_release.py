@@ -18,6 +18,7 @@ from autograder.judging.compare.comparators import AllClose
 from autograder.releasing import student_validate
 from autograder.releasing.answer_key import answer_key_digest, canonical
 from autograder.releasing.stages import STUDENT_VALIDATE, build_release, release
+from autograder.releasing.validate_bundle import TABLE_LINE, standalone_validate
 from autograder.releasing.visible_checks import visible_check_source
 from autograder.spec import Probe, Question, load_assignment
 
@@ -72,7 +73,11 @@ def ps4_release(tmp_path_factory) -> Path:
 def test_the_release_ships_validate_py_and_points_students_at_it(ps4_release):
     shipped = ps4_release / STUDENT_VALIDATE
     source = Path(student_validate.__file__).read_text()
-    assert shipped.read_text() == source.replace("THE_NOTEBOOK.ipynb", "ps4_alibi.ipynb", 1)  # its own set's name
+    # the same code, its own set's name, its report's translations and the course's language written in
+    assert shipped.read_text() == standalone_validate(notebook="ps4_alibi.ipynb")
+    source = source.replace("THE_NOTEBOOK.ipynb", "ps4_alibi.ipynb", 1)
+    head, tail = source.split('LANGUAGE = "en"\n')[0], source.split(TABLE_LINE)[1]
+    assert shipped.read_text().startswith(head) and shipped.read_text().endswith(tail)
     text = (ps4_release / "ps4_alibi.ipynb").read_text()
     assert "autograder validate" not in text and f"python {STUDENT_VALIDATE} ps4_alibi.ipynb" in text
     # the introduction is followed by how to hand in (issue 34): submit, the latest counts, feedback

@@ -1,0 +1,111 @@
+"""The engine's messages, found in its source (Babel's extractors): every ``Message("…")``,
+``_t("…")`` and ``N_("…")`` with a literal id in ``autograder/``, and every ``_("…")`` and
+``{% trans %}`` in the page templates. What a catalogue must translate, and what
+``python -m autograder.i18n.extract`` writes into the ``.po`` files (new ids with an empty
+translation, vanished ones dropped, translations kept)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from autograder.i18n.catalogue import ENGINE_DOMAIN, ENGINE_LOCALE, po_path, read_po
+from autograder.i18n.language import LANGUAGES, SOURCE_LANGUAGE
+
+PACKAGE = Path(__file__).resolve().parent.parent
+KEYWORDS = {"Message": None, "translate": None, "_t": None, "N_": None, "_": None, "gettext": None}
+METHODS = [
+    ("**/templates/pages/**.html", "jinja2.ext:babel_extract"),
+    ("**.py", "python"),
+]
+OPTIONS = {"**/templates/pages/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
+SKIP = ("/i18n/", "/shipped_assignments/")
+TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
+
+
+def engine_messages() -> dict[str, list[str]]:
+    """msgid -> where it is used (``path:line``), from the kit's source and templates."""
+    from babel.messages.extract import extract_from_dir
+
+    found: dict[str, list[str]] = {}
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+        str(PACKAGE), method_map=METHODS, options_map=OPTIONS, keywords=KEYWORDS, strip_comment_tags=True
+    ):
+        if any(part in f"/{filename}" for part in SKIP) or not isinstance(message, str) or not message.strip():
+            continue
+        found.setdefault(message, []).append(f"{filename}:{lineno}")
+    return found
+
+
+def update_catalogue(path: Path, messages: dict[str, list[str]], header: str = "") -> None:
+    """Make ``path`` (a .po) hold exactly ``messages``, keeping translations already there."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    old = read_po(path) if path.is_file() else None
+    lang = path.parent.parent.name
+    catalog = Catalog(
+        locale=lang, domain=path.stem, project="transformer-autograder", version="0.1", charset="utf-8", fuzzy=False
+    )
+    if old is not None:
+        catalog.header_comment = old.header_comment
+        catalog.creation_date = old.creation_date  # no churn: the file changes when its messages do
+    elif header:
+        catalog.header_comment = header
+    for msgid, locations in messages.items():
+        kept = old.get(msgid) if old is not None else None
+        catalog.add(
+            msgid,
+            kept.string if kept is not None else "",
+            auto_comments=sorted({loc.split(":")[0] for loc in locations}),
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:  # where it is used, without line numbers (they move with every edit)
+        write_po(f, catalog, width=100, omit_header=False, sort_output=False, no_location=True)
+
+
+def problem_set_messages(assignment) -> list[str]:
+    """The texts a problem set writes for students that the feedback page says: its questions'
+    titles and its misconceptions' feedback (English, the source)."""
+    found: list[str] = []
+    for q in assignment.questions:
+        found += [q.title] if q.title else []
+        found += [mis.feedback for mis in q.misconceptions]
+    return list(dict.fromkeys(found))
+
+
+def problem_set_languages(assignment) -> list[str]:
+    """The languages a problem set has catalogues for (English, the source, needs none)."""
+    return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
+
+
+def update_problem_set(assignment, languages) -> Path:
+    """Write the problem set's catalogues (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) for
+    ``languages``: its titles and misconception feedback, translations already there kept."""
+    locale = assignment.source_dir / "locale"
+    messages = {m: [] for m in problem_set_messages(assignment)}
+    for lang in languages:
+        update_catalogue(po_path(locale, lang, assignment.name), messages)
+    return locale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograder.i18n.extract [PS[:lang,lang]...]``: the engine's catalogues, and the
+    named problem sets' (their existing languages, or those named)."""
+    messages = engine_messages()
+    for lang in LANGUAGES:
+        if lang != SOURCE_LANGUAGE:
+            update_catalogue(po_path(ENGINE_LOCALE, lang, ENGINE_DOMAIN), messages)
+    print(f"{len(messages)} messages in {ENGINE_LOCALE}", file=sys.stderr)
+    from autograder.spec import load_assignment
+
+    for arg in sys.argv[1:] if argv is None else argv:
+        name, _, langs = arg.partition(":")
+        assignment = load_assignment(name)
+        chosen = langs.split(",") if langs else problem_set_languages(assignment)
+        print(f"{assignment.name}: {', '.join(chosen)} in {update_problem_set(assignment, chosen)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
