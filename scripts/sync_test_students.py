@@ -6,6 +6,7 @@ so the in-repo students keep handing in the course's own locked cells.
 
     .venv/bin/python scripts/sync_test_students.py [ps1_attention ...]
 """
+
 import glob
 import json
 import subprocess
@@ -14,8 +15,11 @@ from pathlib import Path
 
 
 def _locked(nb):
-    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in nb["cells"]
-            if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    return {
+        c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+        for c in nb["cells"]
+        if c.get("metadata", {}).get("nbgrader", {}).get("locked")
+    }
 
 
 def _write_like(path, raw, nb):

@@ -6,8 +6,6 @@ import numpy as np
 import sympy
 import torch
 
-from dataclasses import dataclass
-
 from autograder.authoring import AllClose, Exact, Formula, Misconception, Probe, Question
 from solutions.encodings import sinusoidal_similarity
 
@@ -18,15 +16,6 @@ SIM = {
     "normalised": "Return the raw dot product PE(p)·PE(p + Δ) (d/2 at Δ = 0), not the cosine similarity.",
     "offset": "Δ is a distance, not a position: compare PE(p) with PE(p + Δ), not with PE(Δ).",
 }
-
-
-@dataclass(frozen=True)
-class WholeNumberOrNone(Exact):
-    """An exact int where the notebook also offers ``None`` as an answer: the released check
-    lets ``None`` through (refusing it would tell the student it is wrong), the grader judges it."""
-
-    def value_lines(self, expr, value, samples=None):
-        return [f"if {expr} is not None:", *(f"    {line}" for line in super().value_lines(expr, value, samples))]
 
 
 # ---- probes, drawn per student
@@ -148,7 +137,7 @@ QUESTIONS = [
         title="Where does the similarity first rise?",
         call=False,
         reference=first_rise,
-        compare=WholeNumberOrNone(integers=True),
+        compare=Exact(integers=True, none_allowed=True),
         misconceptions=(
             Misconception(
                 "monotone",

@@ -43,8 +43,7 @@ QUESTIONS = [
         reference=alibi_row_difference,
         compare=Formula(
             ("m", "i", "j"),
-            concept="expand m·(j − i), with i the query's position and j the key's, then subtract m·j and "
-            "simplify.",
+            concept="expand m·(j − i), with i the query's position and j the key's, then subtract m·j and simplify.",
         ),
         misconceptions=(
             Misconception(

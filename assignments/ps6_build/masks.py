@@ -224,8 +224,7 @@ QUESTIONS = [
             ),
             Misconception(
                 "combined_with_or",
-                "A query may attend to a key only where *both* masks allow it: combine them with "
-                "AND, not OR.",
+                "A query may attend to a key only where *both* masks allow it: combine them with AND, not OR.",
                 target_masks_combined_with_or,
             ),
             Misconception(

@@ -15,8 +15,6 @@ RoPE 100 % at 8, 0–86 % at 32 (offsets 8–31 turn by angles never trained on;
 at 8 (−m(i − j) is largest at j = i: one head cannot prefer the previous token over itself).
 """
 
-from dataclasses import dataclass
-
 from autograder.authoring import Exact, Misconception, Question
 
 SCHEMES = ("learned", "sinusoidal", "relative", "rope", "alibi")
@@ -34,19 +32,6 @@ def outcomes_with(**changed):
     return {**MEASURED, **changed}
 
 
-@dataclass(frozen=True)
-class OutcomeTable(Exact):
-    """A dict scheme -> outcome: the released check also says when a value is not one of the
-    offered outcomes (structure only: it cannot tell which outcome is right)."""
-
-    def value_lines(self, expr, value, samples=None):
-        return [
-            *super().value_lines(expr, value, samples),
-            f"assert all(v in {OUTCOMES!r} for v in {expr}.values()), "
-            f"{'each value of ' + expr + ' should be one of ' + ', '.join(map(repr, OUTCOMES))!r}",
-        ]
-
-
 UNSEEN_OFFSETS = (
     "is relative, yet at length 32 the offsets 8 … 31 turn queries and keys by angles the model never "
     "trained on, and its scores there are untrained: measure the rope arm at length 32."
@@ -59,7 +44,7 @@ QUESTIONS = [
         title="Five position schemes, trained at length 8, tested at 32",
         call=False,
         reference=shift_outcomes,
-        compare=OutcomeTable(),
+        compare=Exact(values_in=OUTCOMES),
         misconceptions=(
             Misconception(
                 "relative_schemes_extend",

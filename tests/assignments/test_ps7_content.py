@@ -312,7 +312,9 @@ def test_every_arm_of_the_length_experiment_lands_in_its_stated_outcome():
 
     ns = _notebook_namespace()
     torch.set_num_threads(1)
-    tokens = {t: torch.randint(0, ns["SHIFT_VOCAB"], (200, t), generator=torch.Generator().manual_seed(t)) for t in (8, 32)}
+    tokens = {
+        t: torch.randint(0, ns["SHIFT_VOCAB"], (200, t), generator=torch.Generator().manual_seed(t)) for t in (8, 32)
+    }
 
     def right(model, t):
         try:
@@ -324,5 +326,8 @@ def test_every_arm_of_the_length_experiment_lands_in_its_stated_outcome():
     for scheme, outcome in PS7.question("shift_outcomes").reference().items():
         model = ns["train_shift"](3, ns["SHIFT_STEPS"], scheme)
         at_8, at_32 = right(model, 8), right(model, 32)
-        assert (at_8 >= 0.97) == (outcome in (BOTH, SHORT_ONLY)) and (at_8 <= 0.1) == (outcome == NEITHER), (scheme, at_8)
+        assert (at_8 >= 0.97) == (outcome in (BOTH, SHORT_ONLY)) and (at_8 <= 0.1) == (outcome == NEITHER), (
+            scheme,
+            at_8,
+        )
         assert (at_32 >= 0.97) == (outcome == BOTH) and (outcome == BOTH or at_32 <= 0.6), (scheme, at_32)

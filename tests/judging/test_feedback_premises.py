@@ -51,9 +51,7 @@ def test_logits_read_as_probabilities_is_named_in_every_spelling():
 
 
 def test_an_axis_of_length_one_is_no_extra_axis():
-    question = Question(
-        grade_id="total", answer="total", points=1, reference=lambda x: float(x.sum()), args_as="numpy"
-    )
+    question = Question(grade_id="total", answer="total", points=1, reference=lambda x: float(x.sum()), args_as="numpy")
     probes = [Probe((np.arange(4.0),), "four numbers"), Probe((np.ones(3),), "three ones")]
     result = judge(question, probes, Outcome("returned", [{"value": np.array([9.0])} for _ in probes]))
     assert result.status == "failed" and "extra last axis" not in result.feedback, result.feedback

@@ -146,6 +146,21 @@ class Exact(Comparator):
     """Exact equality of plain numbers / strings / nested lists (ints compared as ints)."""
 
     integers: bool = False  # where an int is expected only an integer will do ("a list of ints")
+    # the released check lets None through where the notebook offers it as an answer (refusing it
+    # would tell the student it is wrong); the grader judges it
+    none_allowed: bool = False
+    # a dict whose every value is one of these: the released check says when one is not (structure
+    # only: it cannot tell which one is right)
+    values_in: tuple = ()
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        lines = super().value_lines(expr, value, samples)
+        if self.values_in:
+            message = f"each value of {expr} should be one of " + ", ".join(map(repr, self.values_in))
+            lines.append(f"assert all(v in {self.values_in!r} for v in {expr}.values()), {message!r}")
+        if self.none_allowed:
+            lines = [f"if {expr} is not None:", *(f"    {line}" for line in lines)]
+        return lines
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if self.integers:

@@ -7,10 +7,11 @@ mutants that ignore one argument, and the hand-written mutants a question lists 
 
 A mutant is *killed* when the verdict (``autograder.judging.verdict.judge``) rejects it on the hidden
 probes of every self-test student (asked as ``passes_every_probe``: the same pass/fail as ``judge``,
-stopping at the first probe that fails, without the feedback the analysis does not read). A mutant that is not killed but differs from the
-reference somewhere — on another student's probes, or on a broad sample (the probe generator
-under many seeds, the visible examples, and those inputs with a scalar argument changed or a
-default passed explicitly) — *survives*: a wrong answer some student could hand in and pass.
+stopping at the first probe that fails, without the feedback the analysis does not read). A mutant
+that is not killed but differs from the reference somewhere — on another student's probes, or on a
+broad sample (the probe generator under many seeds, the visible examples, and those inputs with a
+scalar argument changed or a default passed explicitly) — *survives*: a wrong answer some student
+could hand in and pass.
 One that never differs is *equivalent* and not counted.
 
 A question may name accepted survivors, with the reason, in ``Question.accepted_mutants =
