@@ -145,16 +145,10 @@ def answered_wrong(assignment: Assignment, student: str) -> list[tuple[str, obje
     question's misconceptions."""
     from autograder.judging.outcome import Outcome
     from autograder.judging.verdict import judge
-    from autograder.proving.leak_scan import expected_value, wrong_answers
+    from autograder.proving.leak_scan import value_questions, wrong_answers
 
     out = []
-    for q in assignment.questions:
-        if q.call:
-            continue
-        try:
-            value = expected_value(q, assignment, student)
-        except Exception:  # noqa: BLE001 - a question without a readable expected value
-            continue
+    for q, value in value_questions(assignment, student):
         if not isinstance(value, (sympy.Expr, int, float, np.integer, np.floating)) or isinstance(value, bool):
             continue
         probes = q.probes_for(student, assignment)

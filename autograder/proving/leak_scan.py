@@ -49,6 +49,19 @@ def expected_value(question, assignment: Assignment, student: str):
     return question.reference()
 
 
+def value_questions(assignment: Assignment, student: str):
+    """(question, expected value) for every value or formula question (not a function) whose
+    expected value can be read for ``student``."""
+    for q in assignment.questions:
+        if q.call:
+            continue
+        try:
+            value = expected_value(q, assignment, student)
+        except Exception:  # noqa: BLE001 - a question without a readable expected value
+            continue
+        yield q, value
+
+
 def value_forms(value) -> set[str]:
     forms: set[str] = set()
 
@@ -155,13 +168,7 @@ def answer_forms(assignment: Assignment, student: str) -> tuple[dict, dict]:
     """(grade_id -> printed forms of an expected value, grade_id -> (expected formula, symbols)) for
     the questions whose answer is a value or a formula. A bare symbol or number is no formula leak."""
     numbers, formulas = {}, {}
-    for q in assignment.questions:
-        if q.call:
-            continue
-        try:
-            value = expected_value(q, assignment, student)
-        except Exception:  # noqa: BLE001 - a question without a readable expected value
-            continue
+    for q, value in value_questions(assignment, student):
         if isinstance(value, sympy.Expr):
             if value.count_ops() >= 1 and hasattr(q.compare, "symbols"):
                 formulas[q.grade_id] = (value, tuple(q.compare.symbols))
@@ -264,13 +271,7 @@ def _judge_wrong_texts(assignment: Assignment, student: str) -> list[tuple[str, 
     from autograder.judging.verdict import judge
 
     texts = [(q.grade_id, m.feedback) for q in assignment.questions for m in q.misconceptions]
-    for q in assignment.questions:
-        if q.call:
-            continue
-        try:
-            value = expected_value(q, assignment, student)
-        except Exception:  # noqa: BLE001
-            continue
+    for q, value in value_questions(assignment, student):
         bare = dataclasses.replace(q, misconceptions=())
         probes = q.probes_for(student, assignment)
         for wrong in wrong_answers(q, value):
