@@ -63,7 +63,8 @@ def target_padding_probes(rng):
     lengths[0] = t  # one sequence unpadded
     right = np.arange(t)[None, :] >= lengths[:, None]
     inside = padding(rng, b, t, fully_padded_row=False)
-    inside[-1, 1] = True  # at least one padded key with real tokens after it
+    inside[-1, 1] = True  # a padded key with a real token after it: padding on the query axis alone
+    inside[-1, t - 1] = False  # then lets that token see it, and padding on both axes does not
     return [Probe((inside,), "padding inside"), Probe((right,), "right-padded targets")]
 
 

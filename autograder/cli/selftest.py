@@ -25,7 +25,8 @@ def run(args) -> int:
     from autograder.spec import load_assignments
 
     failed, killed, non_equivalent, audits = False, 0, 0, []
-    for assignment in load_assignments(args.problem_sets):
+    assignments = load_assignments(args.problem_sets)
+    for assignment in assignments:
         report = run_selftest(assignment, sandboxed=not args.probes_only)
         print(f"  {feedback_audit.report(assignment, audits, report.mutation)}")  # issue 16
         for r in report.mutation:
@@ -47,9 +48,10 @@ def run(args) -> int:
                 f"{assignment.name}: ok — {what}, {n_mis} known-wrong answers rejected with their feedback, "
                 f"hidden probes kill every mutant ({len(assignment.questions)} questions)"
             )
+    complete = catalogues_complete(assignments)
     print(feedback_audit.summary_line(audits))
-    print(f"mutants_killed: {killed}/{non_equivalent}")
-    return 1 if failed or not catalogues_complete(load_assignments(args.problem_sets)) else 0
+    print(f"mutants_killed: {killed}/{non_equivalent}")  # last: scripts read it
+    return 1 if failed or not complete else 0
 
 
 def catalogues_complete(assignments) -> bool:

@@ -49,7 +49,9 @@ def engine_problems(languages: Iterable[str] = TRANSLATED) -> list[str]:
 
 def problem_set_problems(assignment) -> list[str]:
     """Every catalogue the problem set has, complete; a language it has none for is said in
-    English (``missing_problem_set_languages``)."""
+    English (``missing_problem_set_languages``). One not loaded from a course has none."""
+    if assignment.root is None:
+        return []
     messages = problem_set_messages(assignment)
     locale = assignment.source_dir / "locale"
     return [

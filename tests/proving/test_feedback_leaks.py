@@ -93,7 +93,8 @@ def test_misconception_texts_and_diagnoses_give_nothing_away(name):
 
 def test_a_zero_difference_is_not_told_the_difference():
     """Issue 27: PS4's bias_difference answered 0 was told "they differ by −m·i". Its diagnosis,
-    misconceptions removed, says a term is missing without naming it."""
+    misconceptions removed, points to the concept to revisit (issue 36: a short answer gets the
+    question's concept, never a direction such as "a term is missing" from which the fix follows)."""
     import dataclasses
 
     assignment = load_assignment("ps4_alibi")
@@ -104,4 +105,5 @@ def test_a_zero_difference_is_not_told_the_difference():
         assert result.status == "failed" and result.diagnosis == "formula_terms", result.feedback
         assert not leaks(assignment, [("bias_difference", result.feedback)]), result.feedback
     zero = judge(question, probes, Outcome("returned", [{"value": "0"}]))
-    assert "missing" in zero.feedback and "m·i" not in zero.feedback and "i·m" not in zero.feedback
+    assert "expand" in zero.feedback and "missing" not in zero.feedback
+    assert "m·i" not in zero.feedback and "i·m" not in zero.feedback

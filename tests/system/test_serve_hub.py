@@ -15,7 +15,7 @@ the proxy and the Hub's OAuth, and:
 * one hand-in of record (issue 34): carol hands in with `nbgrader submit` and reads the kit's
   feedback through `nbgrader fetch_feedback` (the Assignments tab's Fetch Feedback); alice's upload
   through the service's form is an nbgrader submission that `nbgrader collect` takes and
-  `autograder grade`'s intake reads (nbgrader's own exchange classes, run in-process: the CLIs'
+  `autograder grade` grades as the service did (nbgrader's own exchange classes, run in-process: the CLIs'
   interpreter starts cost seconds); Chromium screenshots of alice's and carol's feedback pages.
 """
 
@@ -296,6 +296,14 @@ def test_students_submit_and_read_only_their_own_feedback_through_jupyterhub(hub
     exchange_step("ExchangeCollect", course_dir, exchange, ps1.name)
     collected = {sub.student: sub for sub in collect_folder(course_dir / "submitted", ps1)}
     assert {"alice", "bob", "carol"} <= set(collected) and collected["alice"].notebook.read_bytes() == notebook
+    from autograder.cli.main import main
+
+    only_alice = tmp_path / "to_grade"
+    shutil.copytree(course_dir / "submitted" / "alice", only_alice / "alice")
+    graded = tmp_path / "graded"
+    assert main(["grade", "ps1", str(only_alice), "--out", str(graded), "--quiet", "--workers", "1"]) == 0
+    alice_graded = json.loads((graded / "results.json").read_text())["students"]["alice"]
+    assert alice_graded["score"] == ps1.max_score and not alice_graded.get("flags"), alice_graded.get("flags")
 
     # what the students saw, in Chromium: alice's page after her upload, carol's fetched feedback
     (tmp_path / "alice.html").write_text(page)
