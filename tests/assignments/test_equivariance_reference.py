@@ -8,7 +8,8 @@ from autograder.spec import load_assignment, problem_set_module
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
 EQUIVARIANT = {"attention_no_position", "tanh_projection"}
-INVARIANT = {"mean_pooled", "mean_pooled_flat", "cross_attention_fixed_queries", "sorted_rows"}  # sorted rows: one multiset
+# sorted rows: one multiset; mean_pooled_flat: pooled without keepdim
+INVARIANT = {"mean_pooled", "mean_pooled_flat", "cross_attention_fixed_queries", "sorted_rows"}
 
 
 @pytest.mark.parametrize("t", [4, 5, 7])
