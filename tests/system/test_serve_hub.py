@@ -2,8 +2,8 @@
 
 A real Hub (the `jupyterhub` package) with its real proxy (`configurable-http-proxy`, npm) runs
 on loopback with free ports, DummyAuthenticator and examples/jupyterhub/jupyterhub_config.py as
-it stands (settings through its environment variables); the Hub starts `autograder serve`
-itself. Each user logs in as a browser does (the Hub's login form), reaches the service through
+it stands (settings through its environment variables), in a course started with `autograder init`
+and released; the Hub starts `autograder serve` itself. Each user logs in as a browser does (the Hub's login form), reaches the service through
 the proxy and the Hub's OAuth, and:
 
 * alice uploads her notebook with the service's form and lands on her feedback page, scored;
@@ -64,6 +64,11 @@ def hub(tmp_path):
         need("configurable-http-proxy", "npm install -g configurable-http-proxy, or scripts/ci-system-deps")
     port, hub_port, proxy_api = free_port(), free_port(), free_port()
     (tmp_path / "exchange" / COURSE / "inbound").mkdir(parents=True)
+    from autograder.cli.main import main
+
+    course_root = tmp_path / COURSE  # the course as an instructor starts it: init, then release
+    assert main(["init", str(course_root), "--course-id", COURSE]) == 0
+    assert main(["release", "--course", str(course_root), "ps1"]) == 0
     config = tmp_path / "jupyterhub_config.py"
     config.write_text(f"""
 c = get_config()
@@ -86,7 +91,7 @@ c.JupyterHub.load_roles.append({{"name": "test-admin", "scopes": ["admin:users",
     env = {
         **os.environ,
         "COURSE_ID": COURSE,
-        "COURSE_ROOT": str(REPO_ROOT),
+        "COURSE_ROOT": str(course_root),
         "AUTOGRADER_STATE": str(tmp_path / "state"),
         "NBGRADER_EXCHANGE": str(tmp_path / "exchange"),
         "AUTOGRADER_INSTRUCTORS": "instructor1",
