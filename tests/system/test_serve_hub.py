@@ -2,9 +2,9 @@
 
 A real Hub (the `jupyterhub` package) with its real proxy (`configurable-http-proxy`, npm) runs
 on loopback with free ports, DummyAuthenticator and examples/jupyterhub/jupyterhub_config.py as
-it stands (settings through its environment variables), in a course started with `autograder init`
-and released; the Hub starts `autograder serve` itself. Each user logs in as a browser does (the Hub's login form), reaches the service through
-the proxy and the Hub's OAuth, and:
+it stands (settings through its environment variables), in a course started with `autograder
+init` and released; the Hub starts `autograder serve` itself. Each user logs in as a browser does
+(the Hub's login form), reaches the service through the proxy and the Hub's OAuth, and:
 
 * alice uploads her notebook with the service's form and lands on her feedback page, scored;
 * bob is refused alice's feedback page and her submission's JSON (403), and submits his own
