@@ -57,18 +57,6 @@ def compile_po(path: Path) -> bytes:
     return data
 
 
-def compile_all(root: Path) -> list[Path]:
-    """Compile every ``.po`` under ``root`` whose ``.mo`` is missing or older (``./dev setup``,
-    ``autograder release``); the paths compiled."""
-    done = []
-    for po in sorted(Path(root).rglob("*.po")):
-        mo = po.with_suffix(".mo")
-        if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
-            compile_po(po)
-            done.append(po)
-    return done
-
-
 def _load(path: Path) -> gettext.NullTranslations:
     if not path.is_file():
         return gettext.NullTranslations()

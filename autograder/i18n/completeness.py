@@ -49,16 +49,13 @@ def engine_problems(languages: Iterable[str] = TRANSLATED) -> list[str]:
 
 def problem_set_problems(assignment) -> list[str]:
     """Every catalogue the problem set has, complete; a language it has none for is said in
-    English (``missing_problem_set_languages``). One not loaded from a course has none."""
-    if assignment.root is None:
+    English (``missing_problem_set_languages``)."""
+    languages = problem_set_languages(assignment)
+    if not languages:
         return []
     messages = problem_set_messages(assignment)
     locale = assignment.source_dir / "locale"
-    return [
-        p
-        for lang in problem_set_languages(assignment)
-        for p in catalogue_problems(po_path(locale, lang, assignment.name), messages)
-    ]
+    return [p for lang in languages for p in catalogue_problems(po_path(locale, lang, assignment.name), messages)]
 
 
 def missing_problem_set_languages(assignment) -> list[str]:

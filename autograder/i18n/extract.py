@@ -75,7 +75,10 @@ def problem_set_messages(assignment) -> list[str]:
 
 
 def problem_set_languages(assignment) -> list[str]:
-    """The languages a problem set has catalogues for (English, the source, needs none)."""
+    """The languages a problem set has catalogues for (English, the source, needs none); one not
+    loaded from a course (a test's synthetic set) has none."""
+    if assignment.root is None:
+        return []
     return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
 
 
