@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis, named_constant, numeric_array
 
 
@@ -25,7 +26,9 @@ def find_zeros(ctx: Context) -> Diagnosis | None:
             return None
     return Diagnosis(
         "zeros",
-        "your output is all zeros: is the result computed but not returned, or multiplied by an empty/zero tensor?",
+        Message(
+            "your output is all zeros: is the result computed but not returned, or multiplied by an empty/zero tensor?"
+        ),
     )
 
 
@@ -33,8 +36,10 @@ def find_sign(ctx: Context) -> Diagnosis | None:
     if not _scalar_value(ctx) and ctx.all_fit(lambda c: -numeric_array(c.expected)):
         return Diagnosis(
             "sign",
-            "your output is the reference with the opposite sign: look for a "
-            "subtraction the wrong way round or a stray minus sign",
+            Message(
+                "your output is the reference with the opposite sign: look for a "
+                "subtraction the wrong way round or a stray minus sign"
+            ),
         )
     return None
 
@@ -58,26 +63,33 @@ def find_factor(ctx: Context) -> Diagnosis | None:
     if name is not None:
         return Diagnosis(
             "factor",
-            f"your output is the reference times {name}: a scaling factor is "
-            "applied that should not be, or is missing, or is inverted",
+            Message(
+                "your output is the reference times {factor}: a scaling factor is "
+                "applied that should not be, or is missing, or is inverted",
+                factor=name,
+            ),
         )
     if all(math.isclose(c, factors[0], rel_tol=1e-4) for c in factors) and ctx.question.call:
         return Diagnosis(
             "factor",
-            f"your output is the reference times a constant (≈ {factors[0]:.3g}): look for a wrong constant factor",
+            Message(
+                "your output is the reference times a constant (≈ {factor}): look for a wrong constant factor",
+                factor=f"{factors[0]:.3g}",
+            ),
         )
     return Diagnosis(
-        "factor", "your output is proportional to the reference but off by a constant factor: look for a wrong scaling"
+        "factor",
+        Message("your output is proportional to the reference but off by a constant factor: look for a wrong scaling"),
     )
 
 
-def _axes_text(perm: tuple[int, ...]) -> str:
+def _axes_text(perm: tuple[int, ...]) -> Message:
     moved = [i for i, p in enumerate(perm) if p != i]
     n = len(perm)
     if len(moved) == 2:
         a, b = (m - n for m in moved)
-        return f"axes {a} and {b} swapped"
-    return f"the axes in the order {tuple(p - n for p in perm)}"
+        return Message("axes {a} and {b} swapped", a=a, b=b)
+    return Message("the axes in the order {order}", order=tuple(p - n for p in perm))
 
 
 def find_axes(ctx: Context) -> Diagnosis | None:
@@ -98,7 +110,11 @@ def find_axes(ctx: Context) -> Diagnosis | None:
             return None
     if common:
         return Diagnosis(
-            "axes", f"your output is the reference with {sorted(common)[0]} (a transpose): check the order of the axes"
+            "axes",
+            Message(
+                "your output is the reference with {axes} (a transpose): check the order of the axes",
+                axes=sorted(common)[0],
+            ),
         )
     return None
 
@@ -109,18 +125,28 @@ def find_reversed_or_permuted(ctx: Context) -> Diagnosis | None:
         return None
     for axis in range(-first.ndim, 0):
         if ctx.all_fit(lambda c, a=axis: np.flip(numeric_array(c.expected), a)):
-            where = "" if first.ndim == 1 else f" along axis {axis}"
-            return Diagnosis(
-                "reversed",
-                f"your output is the reference in reverse order{where}: check which end the sequence starts from",
-            )
+            if first.ndim == 1:
+                text = Message("your output is the reference in reverse order: check which end the sequence starts from")
+            else:
+                text = Message(
+                    "your output is the reference in reverse order along axis {axis}: check which end the sequence "
+                    "starts from",
+                    axis=axis,
+                )
+            return Diagnosis("reversed", text)
     for axis in range(-first.ndim, 0):
         if all(_permutation_along(ctx, c, axis) for c in ctx.cases):
-            where = "entries" if first.ndim == 1 else f"slices along axis {axis}"
-            return Diagnosis(
-                "permuted",
-                f"your output holds the reference's {where} in another order: check how you index or order them",
-            )
+            if first.ndim == 1:
+                text = Message(
+                    "your output holds the reference's entries in another order: check how you index or order them"
+                )
+            else:
+                text = Message(
+                    "your output holds the reference's slices along axis {axis} in another order: check how you "
+                    "index or order them",
+                    axis=axis,
+                )
+            return Diagnosis("permuted", text)
     return None
 
 
@@ -147,14 +173,34 @@ def find_shift(ctx: Context) -> Diagnosis | None:
         return None
     for axis, step in itertools.product(range(-first.ndim, 0), (1, -1)):
         if all(_shifted(c, axis, step) for c in ctx.cases):
-            where = "" if first.ndim == 1 else f" along axis {axis}"
-            direction = "later" if step == 1 else "earlier"
-            return Diagnosis(
-                "shift",
-                f"your output is the reference shifted by one position{where} "
-                f"(each entry sits one place {direction}): an off-by-one in an index",
-            )
+            return Diagnosis("shift", SHIFTS[step == 1] if first.ndim == 1 else _shift(axis, step))
     return None
+
+
+SHIFTS = {
+    True: Message(
+        "your output is the reference shifted by one position (each entry sits one place later): an off-by-one in "
+        "an index"
+    ),
+    False: Message(
+        "your output is the reference shifted by one position (each entry sits one place earlier): an off-by-one "
+        "in an index"
+    ),
+}
+
+
+def _shift(axis: int, step: int) -> Message:
+    if step == 1:
+        return Message(
+            "your output is the reference shifted by one position along axis {axis} (each entry sits one place "
+            "later): an off-by-one in an index",
+            axis=axis,
+        )
+    return Message(
+        "your output is the reference shifted by one position along axis {axis} (each entry sits one place "
+        "earlier): an off-by-one in an index",
+        axis=axis,
+    )
 
 
 def _shifted(case: Case, axis: int, step: int) -> bool:
@@ -183,9 +229,12 @@ def find_precision(ctx: Context) -> Diagnosis | None:
         worst = max(worst, error / max(scale, 1e-12))
     return Diagnosis(
         "precision",
-        f"only precision: your values agree with the reference to within "
-        f"{worst:.1g} of their size, but not within the tolerance — look for "
-        "float16/bfloat16, rounding, or an eps in the wrong place",
+        Message(
+            "only precision: your values agree with the reference to within "
+            "{error} of their size, but not within the tolerance — look for "
+            "float16/bfloat16, rounding, or an eps in the wrong place",
+            error=f"{worst:.1g}",
+        ),
     )
 
 
@@ -208,7 +257,10 @@ def find_sums_axis(ctx: Context) -> Diagnosis | None:
         found = min(mine)
     return Diagnosis(
         "softmax_axis",
-        f"your values sum to 1 along axis {found}, the reference's along another axis: normalise over the right axis",
+        Message(
+            "your values sum to 1 along axis {axis}, the reference's along another axis: normalise over the right axis",
+            axis=found,
+        ),
     )
 
 
@@ -235,17 +287,21 @@ def find_lengths(ctx: Context) -> Diagnosis | None:
     if all(kept):
         return Diagnosis(
             "lengths",
-            "your output keeps the length of every vector (along the last axis) as the "
-            "reference's rotation does, but turns it by other angles: the angles — the "
-            "frequencies, the positions, which coordinates are paired — are off",
+            Message(
+                "your output keeps the length of every vector (along the last axis) as the "
+                "reference's rotation does, but turns it by other angles: the angles — the "
+                "frequencies, the positions, which coordinates are paired — are off"
+            ),
         )
     if not any(kept):
         return Diagnosis(
             "lengths",
-            "the reference only turns each vector (along the last axis) — a rotation keeps "
-            "its length — but yours changes the lengths: check that both parts of the "
-            "rotation are there, that cos and sin are not swapped, and that each "
-            "coordinate is combined with the partner it is paired with, at the same angle",
+            Message(
+                "the reference only turns each vector (along the last axis) — a rotation keeps "
+                "its length — but yours changes the lengths: check that both parts of the "
+                "rotation are there, that cos and sin are not swapped, and that each "
+                "coordinate is combined with the partner it is paired with, at the same angle"
+            ),
         )
     return None
 
@@ -277,13 +333,19 @@ def find_power(ctx: Context) -> Diagnosis | None:
     if name is not None:
         return Diagnosis(
             "power",
-            f"your values are the reference's raised to the power {name}: the base or the "
-            "scale of the exponent is off (the sequence's shape is right)",
+            Message(
+                "your values are the reference's raised to the power {power}: the base or the "
+                "scale of the exponent is off (the sequence's shape is right)",
+                power=name,
+            ),
         )
     if all(math.isclose(c, powers[0], rel_tol=1e-3) for c in powers):
         return Diagnosis(
             "power",
-            f"your values are the reference's raised to one constant power (≈ {powers[0]:.3g}): "
-            "the base or the scale of the exponent is off (the sequence's shape is right)",
+            Message(
+                "your values are the reference's raised to one constant power (≈ {power}): "
+                "the base or the scale of the exponent is off (the sequence's shape is right)",
+                power=f"{powers[0]:.3g}",
+            ),
         )
     return None
