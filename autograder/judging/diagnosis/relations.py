@@ -126,7 +126,9 @@ def find_reversed_or_permuted(ctx: Context) -> Diagnosis | None:
     for axis in range(-first.ndim, 0):
         if ctx.all_fit(lambda c, a=axis: np.flip(numeric_array(c.expected), a)):
             if first.ndim == 1:
-                text = Message("your output is the reference in reverse order: check which end the sequence starts from")
+                text = Message(
+                    "your output is the reference in reverse order: check which end the sequence starts from"
+                )
             else:
                 text = Message(
                     "your output is the reference in reverse order along axis {axis}: check which end the sequence "
