@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.spec import Probe, Question, as_args, to_plain
 
 ALIASES = {"q": "d_k", "k": "d_k", "query": "d_k", "key": "d_k", "v": "d_v", "x": "d", "x_q": "d_model"}
@@ -144,5 +145,5 @@ def named_constant(ctx: Context, values: list[float]) -> str | None:
     numbers = [n for n in common if n.replace("/", "").isdigit()]
     sizes = [n for n in common if n not in numbers]
     if numbers and sizes:  # the probes cannot tell them apart: say both
-        return f"{numbers[0]} (= {sizes[0]} here)"
+        return Message("{number} (= {size} here)", number=numbers[0], size=sizes[0])
     return common[0]

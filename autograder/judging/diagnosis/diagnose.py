@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograder.i18n import Message
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.judging.diagnosis.circumstances import separating_circumstance
@@ -131,7 +132,10 @@ def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Di
         return None
     return Diagnosis(
         "wrong_when",
-        f"your answer is right on every input except when {words}: look at what your code does in that case",
+        Message(
+            "your answer is right on every input except when {circumstance}: look at what your code does in that case",
+            circumstance=words,
+        ),
     )
 
 
