@@ -15,6 +15,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.i18n import Message
+
 MAX_NOTEBOOK_BYTES = 50 << 20
 
 
@@ -69,7 +71,7 @@ def read_notebook(path: Path) -> StudentNotebook:
             continue
         cells.append(_text(cell.get("source", "")))
         locked.append(bool(meta.get("locked")) and not meta.get("solution"))
-        labels.append(f"cell {meta['grade_id']}" if meta.get("grade_id") else f"cell {position}")
+        labels.append(Message("cell {cell}", cell=meta["grade_id"] if meta.get("grade_id") else position))
     tag = nb.get("metadata", {}).get("autograder") if isinstance(nb.get("metadata"), dict) else None
     released_as = tag.get("assignment") if isinstance(tag, dict) and isinstance(tag.get("assignment"), str) else None
     return StudentNotebook(

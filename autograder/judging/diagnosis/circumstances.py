@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from autograder.i18n import N_, Message
 from autograder.spec import FunctionSource, Probe, Question
 
 
@@ -33,7 +34,7 @@ class Row(NamedTuple):
 
 class Circumstance(NamedTuple):
     name: str
-    words: str
+    words: Message
     holds: Callable[[Probe], Any]  # True, False, or None where it does not apply
 
 
@@ -53,58 +54,62 @@ def _sizes_differ(x: np.ndarray, y: np.ndarray, axis: int) -> bool | None:
 
 # An argument that is None on some probes and given on others.
 OPTIONAL_ROWS = (
-    Row("given", lambda v: v is not None, "`{a}` is given (not None)"),
-    Row("none", lambda v: v is None, "`{a}` is None"),
+    Row("given", lambda v: v is not None, N_("`{a}` is given (not None)")),
+    Row("none", lambda v: v is None, N_("`{a}` is None")),
 )
 # An argument that is a flag on some probe.
 FLAG_ROWS = (
-    Row("true", lambda v: v is True or v is np.True_, "`{a}` is True"),
-    Row("false", lambda v: v is False or v is np.False_, "`{a}` is False"),
+    Row("true", lambda v: v is True or v is np.True_, N_("`{a}` is True")),
+    Row("false", lambda v: v is False or v is np.False_, N_("`{a}` is False")),
 )
 # An array argument (after its axis counts, which come from the probes).
 ARRAY_ROWS = (
-    Row("integer entries", lambda x: x.dtype.kind in "iu", "`{a}` has integer entries"),
-    Row("float64", lambda x: x.dtype == np.float64, "`{a}` is float64"),
-    Row("float32", lambda x: x.dtype == np.float32, "`{a}` is float32"),
+    Row("integer entries", lambda x: x.dtype.kind in "iu", N_("`{a}` has integer entries")),
+    Row("float64", lambda x: x.dtype == np.float64, N_("`{a}` is float64")),
+    Row("float32", lambda x: x.dtype == np.float32, N_("`{a}` is float32")),
     Row(
         "more than one sequence",
         lambda x: None if x.ndim < 3 or x.dtype == bool else x.shape[0] > 1,
-        "`{a}` holds more than one sequence (its first, batch axis is larger than 1)",
+        N_("`{a}` holds more than one sequence (its first, batch axis is larger than 1)"),
     ),
-    Row("odd", lambda x: None if x.ndim == 0 else x.shape[-1] % 2 == 1, "the last axis of `{a}` is odd"),
+    Row("odd", lambda x: None if x.ndim == 0 else x.shape[-1] % 2 == 1, N_("the last axis of `{a}` is odd")),
     Row(
         "not a multiple of 4",
         lambda x: None if x.ndim == 0 else x.shape[-1] % 4 != 0,
-        "the last axis of `{a}` is not a multiple of 4",
+        N_("the last axis of `{a}` is not a multiple of 4"),
     ),
     Row(
         "row with nothing allowed",
         lambda x: None if x.dtype != bool or x.ndim < 1 else bool((~x.any(-1)).any()),
-        "`{a}` has a row with no allowed position",
+        N_("`{a}` has a row with no allowed position"),
     ),
 )
 # Two array arguments next to each other in the signature.
 ARRAY_PAIR_ROWS = (
     Row(
-        "different lengths", lambda x, y: _sizes_differ(x, y, -2), "`{a}` and `{b}` have different lengths (T_q ≠ T_k)"
+        "different lengths",
+        lambda x, y: _sizes_differ(x, y, -2),
+        N_("`{a}` and `{b}` have different lengths (T_q ≠ T_k)"),
     ),
     Row(
-        "different feature sizes", lambda x, y: _sizes_differ(x, y, -1), "`{a}` and `{b}` have different feature sizes"
+        "different feature sizes",
+        lambda x, y: _sizes_differ(x, y, -1),
+        N_("`{a}` and `{b}` have different feature sizes"),
     ),
 )
 # An integer argument.
 INTEGER_ROWS = (
-    Row("odd", lambda n: n % 2 == 1, "`{a}` is odd"),
-    Row("not a multiple of 4", lambda n: n % 4 != 0, "`{a}` is not a multiple of 4"),
-    Row("not a power of two", lambda n: not _pow2(n), "`{a}` is not a power of two"),
-    Row("one", lambda n: n == 1, "`{a}` is 1"),
-    Row("zero", lambda n: n == 0, "`{a}` is 0"),
-    Row("negative", lambda n: n < 0, "`{a}` is negative"),
+    Row("odd", lambda n: n % 2 == 1, N_("`{a}` is odd")),
+    Row("not a multiple of 4", lambda n: n % 4 != 0, N_("`{a}` is not a multiple of 4")),
+    Row("not a power of two", lambda n: not _pow2(n), N_("`{a}` is not a power of two")),
+    Row("one", lambda n: n == 1, N_("`{a}` is 1")),
+    Row("zero", lambda n: n == 0, N_("`{a}` is 0")),
+    Row("negative", lambda n: n < 0, N_("`{a}` is negative")),
 )
 # Two integer arguments next to each other in the signature (compared as given, not converted).
 INTEGER_PAIR_ROWS = (
-    Row("larger", lambda x, y: x > y, "`{a}` is larger than `{b}`"),
-    Row("not larger", lambda x, y: not x > y, "`{a}` is not larger than `{b}`"),
+    Row("larger", lambda x, y: x > y, N_("`{a}` is larger than `{b}`")),
+    Row("not larger", lambda x, y: not x > y, N_("`{a}` is not larger than `{b}`")),
 )
 
 
@@ -141,13 +146,13 @@ def _int_as_given(read: Callable[[Probe], Any]) -> Callable[[Probe], Any]:
 
 def _always(row: Row, name: str, read) -> Circumstance:
     """The row on the argument's value, whatever it is (None included)."""
-    return Circumstance(row.name, row.description.format(a=name), lambda p: row.holds(read(p)))
+    return Circumstance(row.name, Message(row.description, a=name), lambda p: row.holds(read(p)))
 
 
 def _where_present(row: Row, name: str, read) -> Circumstance:
     """The row on the argument's value; None (does not apply) where the reader finds none."""
     return Circumstance(
-        row.name, row.description.format(a=name), lambda p: None if (v := read(p)) is None else row.holds(v)
+        row.name, Message(row.description, a=name), lambda p: None if (v := read(p)) is None else row.holds(v)
     )
 
 
@@ -156,7 +161,7 @@ def _pair(row: Row, a: str, b: str, read_a, read_b) -> Circumstance:
         x, y = read_a(p), read_b(p)
         return None if x is None or y is None else row.holds(x, y)
 
-    return Circumstance(row.name, row.description.format(a=a, b=b), holds)
+    return Circumstance(row.name, Message(row.description, a=a, b=b), holds)
 
 
 def _value_circumstances(name: str, read, values: list) -> list[Circumstance]:
@@ -167,8 +172,13 @@ def _value_circumstances(name: str, read, values: list) -> list[Circumstance]:
     if any(isinstance(v, (bool, np.bool_)) for v in values):
         out += [_always(row, name, read) for row in FLAG_ROWS]
     for s in sorted({v for v in values if isinstance(v, str)}):
-        out.append(Circumstance("option", f"`{name}` is {s!r}", lambda p, s=s: read(p) == s))
+        out.append(
+            Circumstance("option", Message("`{a}` is {option}", a=name, option=repr(s)), lambda p, s=s: read(p) == s)
+        )
     return out
+
+
+AXES_WORDS = {1: N_("`{a}` is a vector (1 axis)"), 2: N_("`{a}` has 2 axes (no batch dimension)")}
 
 
 def _axes_circumstances(name: str, array, probes: list[Probe]) -> list[Circumstance]:
@@ -176,14 +186,14 @@ def _axes_circumstances(name: str, array, probes: list[Probe]) -> list[Circumsta
     ndims = sorted({a.ndim for a in map(array, probes) if a is not None})
     out = []
     for nd in ndims:
-        word = {1: "is a vector (1 axis)", 2: "has 2 axes (no batch dimension)"}.get(nd, f"has {nd} axes")
-        out.append(_where_present(Row("axes", lambda x, nd=nd: x.ndim == nd, f"`{{a}}` {word}"), name, array))
+        words = Message(AXES_WORDS[nd], a=name) if nd in AXES_WORDS else Message("`{a}` has {n} axes", a=name, n=nd)
+        out.append(Circumstance("axes", words, lambda p, nd=nd: None if (x := array(p)) is None else x.ndim == nd))
     if len(ndims) > 1:
         fewest = ndims[0]
-        batch = Row(
-            "batch dimensions", lambda x: x.ndim > fewest, f"`{{a}}` has batch dimensions (more than {fewest} axes)"
+        words = Message("`{a}` has batch dimensions (more than {n} axes)", a=name, n=fewest)
+        out.append(
+            Circumstance("batch dimensions", words, lambda p: None if (x := array(p)) is None else x.ndim > fewest)
         )
-        out.append(_where_present(batch, name, array))
     return out
 
 

@@ -19,6 +19,7 @@ diagnosis must fit every probe that raised).
 
 from __future__ import annotations
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Diagnosis
 from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.crash_messages import find_message, first_cause
@@ -42,8 +43,11 @@ def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> 
         if words is not None:
             return Diagnosis(
                 "crash_trigger",
-                f"it raises only when {words}, and runs on every other input: "
-                "look at what your code does differently in that case",
+                Message(
+                    "it raises only when {circumstance}, and runs on every other input: "
+                    "look at what your code does differently in that case",
+                    circumstance=words,
+                ),
             )
     first = _error_type(next(item["error"] for item in items if "error" in item))
     same = [p for p, item in zip(probes, items) if "error" in item and _error_type(item["error"]) == first]
@@ -53,17 +57,28 @@ def find_trigger(question: Question, probes: list[Probe], items: list[dict]) -> 
         if words is not None:
             cause = first_cause([item["error"] for p, item in zip(probes, items) if any(p is q for q in same)])
             why = cause[1] if cause is not None else None
-            return Diagnosis(
-                "crash_trigger",
-                f"it raises this {first} only when {words} (other inputs fail "
-                "differently or run)"
-                + (f"; {why}" if why else ": look at what your code does differently in that case"),
-            )
+            if why:
+                text = Message(
+                    "it raises this {error} only when {circumstance} (other inputs fail differently or run); {cause}",
+                    error=first,
+                    circumstance=words,
+                    cause=why,
+                )
+            else:
+                text = Message(
+                    "it raises this {error} only when {circumstance} (other inputs fail differently or run): "
+                    "look at what your code does differently in that case",
+                    error=first,
+                    circumstance=words,
+                )
+            return Diagnosis("crash_trigger", text)
     return None
 
 
-def _place(where: dict) -> str:
-    return f"`{where['function']}` ({where['cell']}, line {where['line']})"
+def _place(where: dict) -> Message:
+    return Message(
+        "`{function}` ({cell}, line {line})", function=where["function"], cell=where["cell"], line=where["line"]
+    )
 
 
 def raised_in_given_code(items: list[dict]) -> Diagnosis | None:
@@ -79,20 +94,29 @@ def raised_in_given_code(items: list[dict]) -> Diagnosis | None:
     first = next(item for item in items if "error" in item)
     given, fed_by = wheres[0]["raised_in"], wheres[0]["fed_by"]
     caller = (
-        f"your {_place(fed_by)} passed it the value: look at what that line hands it (a misspelt option, "
-        "a wrong type or shape)"
+        Message(
+            "your {place} passed it the value: look at what that line hands it (a misspelt option, "
+            "a wrong type or shape)",
+            place=_place(fed_by),
+        )
         if fed_by
-        else "no line of yours was running: look at the names your cells define or change that it uses"
+        else Message("no line of yours was running: look at the names your cells define or change that it uses")
     )
     if _error_type(first["error"]) == "AssertionError":
         return Diagnosis(
             "locked_cell_assert",
-            f"the notebook's own check in a locked cell rejected the value your code passed it: the `assert` "
-            f"in {_place(given)}, given code, failed; {caller}",
+            Message(
+                "the notebook's own check in a locked cell rejected the value your code passed it: the `assert` "
+                "in {place}, given code, failed; {caller}",
+                place=_place(given),
+                caller=caller,
+            ),
         )
     return Diagnosis(
         "locked_cell_crash",
-        f"it was raised inside a locked cell, in {_place(given)}, given code; {caller}",
+        Message(
+            "it was raised inside a locked cell, in {place}, given code; {caller}", place=_place(given), caller=caller
+        ),
     )
 
 
@@ -115,9 +139,12 @@ def _own_assert(found: Diagnosis, items: list[dict]) -> Diagnosis:
         return found
     return Diagnosis(
         "crash_assert",
-        f"an `assert` of your own, in {_place(wheres[0]['raised_in'])}, fails on every input, though all of "
-        "them are valid for the specification: its condition is wrong (inverted, or computed from the "
-        "wrong quantity)",
+        Message(
+            "an `assert` of your own, in {place}, fails on every input, though all of "
+            "them are valid for the specification: its condition is wrong (inverted, or computed from the "
+            "wrong quantity)",
+            place=_place(wheres[0]["raised_in"]),
+        ),
     )
 
 
