@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Diagnosis
 
 
@@ -38,7 +39,7 @@ _DIM = re.compile(r"Dimension out of range \(expected to be in range of \[(-?\d+
 def _matmul(e: str) -> str | None:
     m = _MATMUL.search(e)
     if (m and m.group(2) != m.group(3)) or _BMM.search(e):
-        return (
+        return Message(
             "a matrix product's inner sizes do not agree (the first operand's last axis must equal the "
             "second's second-to-last): check which operand needs `.transpose(-2, -1)` and the operands' order"
         )
@@ -51,17 +52,18 @@ def _elementwise(e: str) -> str | None:
         return None
     a, b = sorted(map(int, m.groups()))
     if a > 0 and b % a == 0 and b // a in (2, 3, 4):
-        return (
-            f"an element-wise operation combines two tensors, one {b // a} times as long as the other along "
+        return Message(
+            "an element-wise operation combines two tensors, one {times} times as long as the other along "
             "an axis: a table built with the wrong length (repeated, split or halved once too often, or not "
-            "at all)"
+            "at all)",
+            times=b // a,
         )
     return None
 
 
 def _stack(e: str) -> str | None:
     if "stack expects each tensor to be equal size" in e or "Sizes of tensors must match except in dimension" in e:
-        return (
+        return Message(
             "the pieces you stack or concatenate have different sizes: the slices (or halves) you put back "
             "together are cut differently"
         )
@@ -72,7 +74,7 @@ def _index_put(e: str) -> str | None:
     if "cannot be broadcast to indexing result" in e or re.search(
         r"The expanded size of the tensor \(\d+\) must match the existing size \(\d+\)", e
     ):
-        return (
+        return Message(
             "an indexed assignment selects a different number of entries than the values assigned to them: "
             "a range, a step or a slice does not match the length of the values"
         )
@@ -85,7 +87,7 @@ def _dtype(e: str) -> str | None:
         r"operator\.invert\) is only implemented on integer and Boolean",
         e,
     ):
-        return (
+        return Message(
             "two tensors of different dtypes meet (float32 and float64, or a mask that is not bool): create "
             "each tensor with the dtype the other side needs"
         )
@@ -94,7 +96,7 @@ def _dtype(e: str) -> str | None:
 
 def _none(e: str) -> str | None:
     if e.startswith(("TypeError", "AttributeError")) and re.search(r"'NoneType'|not NoneType|got NoneType", e):
-        return (
+        return Message(
             "a value that is None is used as a tensor, a number or a size: check the `if … is None` branches "
             "(a condition the wrong way round?) and that every function returns its result"
         )
@@ -104,47 +106,51 @@ def _none(e: str) -> str | None:
 def _index(e: str) -> str | None:
     m = _INDEX.search(e)
     if m and int(m.group(1)) == int(m.group(3)):
-        return (
+        return Message(
             "an index runs one past the end of an axis (index = its size): an off-by-one in a range, "
             "a bound or an index computation"
         )
     if m and int(m.group(1)) < -int(m.group(3)):
-        return (
+        return Message(
             "an index is negative, beyond the start of an axis: a quantity that must be ≥ 0 there (clamped, "
             "or offset) is not"
         )
     if "tensors used as indices must be long, int, byte or bool" in e or "are valid indices" in e:
-        return "you index with a float tensor: indices must be integers (use // for integer division, or .long())"
+        return Message(
+            "you index with a float tensor: indices must be integers (use // for integer division, or .long())"
+        )
     return None
 
 
 def _calls(e: str) -> str | None:
     if re.search(r"missing \d+ required positional arguments?", e):
-        return "a function is called without one of its required arguments (the message names it)"
+        return Message("a function is called without one of its required arguments (the message names it)")
     if "selected index k out of range" in e:
-        return "`topk` asks for more entries than the axis has: k is larger than the number of entries"
+        return Message("`topk` asks for more entries than the axis has: k is larger than the number of entries")
     if "step must be nonzero" in e or "inconsistent with step sign" in e:
-        return "a range's step is zero or goes the wrong way for its start and end"
+        return Message("a range's step is zero or goes the wrong way for its start and end")
     if "only one element tensors can be converted to Python scalars" in e:
-        return "`.item()`, `int()` or `float()` is applied to a tensor with more than one entry"
+        return Message("`.item()`, `int()` or `float()` is applied to a tensor with more than one entry")
     if "probability tensor contains either `inf`, `nan` or element < 0" in e:
-        return (
+        return Message(
             "the probabilities handed to the sampler contain NaN, inf or negative entries: they are not a "
             "distribution (logits where probabilities belong, or a division by zero)"
         )
     if "doesn't match the broadcast shape" in e:
-        return (
+        return Message(
             "an in-place operation (+=, *=, …) would give a result larger than the tensor it writes into: one "
             "operand has the wrong shape"
         )
     if "Expected weight to be of same shape as normalized_shape" in e:
-        return "LayerNorm's normalized shape does not match its weight: normalise over the features (the last axis)"
+        return Message(
+            "LayerNorm's normalized shape does not match its weight: normalise over the features (the last axis)"
+        )
     return None
 
 
 def _number(e: str) -> str | None:
     if e.startswith("AttributeError") and re.search(r"'(int|float)' object has no attribute", e):
-        return (
+        return Message(
             "a tensor method is called on a plain Python number: that value should be a tensor (build it with "
             "torch, or keep the tensor the expression started from)"
         )
@@ -153,29 +159,29 @@ def _number(e: str) -> str | None:
 
 def _reshape(e: str) -> str | None:
     if re.search(r"shape '\[[-\d, ]*\]' is invalid for input of size \d+|invalid shape dimension", e):
-        return (
+        return Message(
             "a reshape (or view) asks for a shape whose number of entries differs from the tensor's: check the "
             "sizes you pass (a -1 for the axis to infer)"
         )
     if "permute(): duplicate dims are not allowed" in e or "number of dims don't match in permute" in e:
-        return "a permute names an axis twice or leaves one out: each axis must appear exactly once"
+        return Message("a permute names an axis twice or leaves one out: each axis must appear exactly once")
     return None
 
 
 def _dim(e: str) -> str | None:
     if e.startswith("IndexError") and "tuple index out of range" in e:
-        return (
+        return Message(
             "an index past the end of a tuple — typically `.shape[i]` on an input with fewer axes than your "
             "code assumes (count the axes from the end, -1 being the last)"
         )
     m = _DIM.search(e)
     if m and int(m.group(3)) < int(m.group(1)):
-        return (
+        return Message(
             "an axis is counted from the end beyond the input's number of axes: the input has fewer "
             "axes than your code assumes (count the axes, or transpose the last two with -2, -1)"
         )
     if m and int(m.group(3)) > int(m.group(2)):
-        return (
+        return Message(
             "an axis index is past the input's last axis: the input has fewer axes than your code assumes "
             "(count the axes from the end, -1 being the last)"
         )
@@ -184,12 +190,12 @@ def _dim(e: str) -> str | None:
 
 def _module(e: str) -> str | None:
     if e.startswith("TypeError") and "'module' object is not callable" in e:
-        return (
+        return Message(
             "a module is called as if it were a function: call the function inside it (for instance "
             "`torch.nn.functional.softmax(...)`, not `torch.nn.functional(...)`)"
         )
     if e.startswith("TypeError") and ("'module'" in e or "not module" in e or "module object" in e):
-        return (
+        return Message(
             "a module is used where a number or a tensor belongs: a function call (its name and parentheses) is missing"
         )
     return None
@@ -197,7 +203,7 @@ def _module(e: str) -> str | None:
 
 def _assertion(e: str) -> str | None:
     if e.startswith("AssertionError"):
-        return (
+        return Message(
             "an `assert` fails on every input, though all of them are valid for the specification: "
             "if it is one you wrote, its condition is wrong (inverted, or computed from the wrong "
             "quantity); if it is in a given cell, look at the values your code hands it (a misspelt "
