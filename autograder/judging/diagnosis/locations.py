@@ -8,7 +8,18 @@ import itertools
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis, numeric_array
+from autograder.judging.diagnosis.location_texts import (
+    HALF_TEXTS,
+    LENGTH_TEXTS,
+    PARITY_TEXTS,
+    PER_ARGUMENT,
+    PER_AXIS_ENTRY,
+    along,
+    axis_words,
+    edge_text,
+)
 
 
 def _off_entries(ctx: Context, case: Case) -> np.ndarray | None:
@@ -30,8 +41,10 @@ def find_nan(ctx: Context) -> Diagnosis | None:
             return None
     return Diagnosis(
         "nan",
-        "your output contains NaN where the reference has numbers: look for 0/0, or a "
-        "softmax over a row whose entries are all −inf",
+        Message(
+            "your output contains NaN where the reference has numbers: look for 0/0, or a "
+            "softmax over a row whose entries are all −inf"
+        ),
     )
 
 
@@ -47,9 +60,11 @@ def find_masked_rows(ctx: Context) -> Diagnosis | None:
             return None
     return Diagnosis(
         "masked_rows",
-        "only the rows whose mask allows no position at all (a query with every key masked) are "
-        "wrong: such a row must come out as the specification says — its attention weights all "
-        "zero, so no value contributes — not NaN, nor uniform weights that average the values",
+        Message(
+            "only the rows whose mask allows no position at all (a query with every key masked) are "
+            "wrong: such a row must come out as the specification says — its attention weights all "
+            "zero, so no value contributes — not NaN, nor uniform weights that average the values"
+        ),
     )
 
 
@@ -73,7 +88,7 @@ def find_edge(ctx: Context) -> Diagnosis | None:
     first = numeric_array(ctx.cases[0].expected)
     if first is None:
         return None
-    for axis, (index, word) in itertools.product(range(-first.ndim, 0), ((0, "first"), (-1, "last"))):
+    for axis, index in itertools.product(range(-first.ndim, 0), (0, -1)):
         ok = True
         for case in ctx.cases:
             off = _off_entries(ctx, case)
@@ -85,12 +100,7 @@ def find_edge(ctx: Context) -> Diagnosis | None:
                 ok = False
                 break
         if ok:
-            where = "entry" if first.ndim == 1 else f"position along axis {axis}"
-            return Diagnosis(
-                "edge",
-                f"only the {word} {where} is wrong, the others agree with the "
-                "reference: check the boundary case (an off-by-one or a special case)",
-            )
+            return Diagnosis("edge", edge_text(first.ndim, axis, index))
     return None
 
 
@@ -106,10 +116,6 @@ def _wrong_indices(ctx: Context, axis: int) -> list[tuple[int, set[int]]] | None
     return out
 
 
-def _axis_words(ndim: int, axis: int) -> str:
-    return "entries" if ndim == 1 else ("columns (the last axis)" if axis == -1 else f"positions along axis {axis}")
-
-
 def find_stripes(ctx: Context) -> Diagnosis | None:
     """Wrong only at even (or odd) indices along an axis, or only in one half of it."""
     first = numeric_array(ctx.cases[0].expected)
@@ -119,21 +125,13 @@ def find_stripes(ctx: Context) -> Diagnosis | None:
         found = _wrong_indices(ctx, axis)
         if not found or not all(wrong for _, wrong in found):
             continue
-        words = _axis_words(first.ndim, axis)
-        for parity, name in ((0, "even"), (1, "odd")):
+        words = axis_words(first.ndim, axis)
+        for parity, text in enumerate(PARITY_TEXTS):
             if all(all(i % 2 == parity for i in wrong) for _, wrong in found):
-                return Diagnosis(
-                    "stripes",
-                    f"only the {words} with {name} index (0-based) are wrong, the others "
-                    "agree: look at what you compute for that half of the pairs",
-                )
-        for half, name in ((0, "first"), (1, "second")):
+                return Diagnosis("stripes", Message(text, items=words))
+        for half, text in enumerate(HALF_TEXTS):
             if all(all((i >= n // 2) == bool(half) for i in wrong) and n % 2 == 0 for n, wrong in found):
-                return Diagnosis(
-                    "stripes",
-                    f"only the {name} half of the {words} is wrong, the other half "
-                    "agrees: look at what you compute for that half",
-                )
+                return Diagnosis("stripes", Message(text, items=words))
     return None
 
 
@@ -146,8 +144,7 @@ def find_shape(ctx: Context) -> Diagnosis | None:
             return None
         if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
             axis = next(i for i, (a, b) in enumerate(zip(got.shape, exp.shape)) if a != b) - got.ndim
-            where = "" if got.ndim == 1 else f" along axis {axis}"
-            text = _length_relation(got, exp, axis, where)
+            text = _length_relation(got, exp, axis, along(got.ndim, axis))
             if text is None:  # the sizes alone relate; the entries do not bear it out
                 return None
             texts.add(text)
@@ -155,20 +152,24 @@ def find_shape(ctx: Context) -> Diagnosis | None:
             return None
         elif np.squeeze(got).shape == np.squeeze(exp).shape:
             texts.add(
-                "your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
-                "index that drops an axis?)"
+                Message(
+                    "your output has an axis of size 1 too many or too few (keepdim, unsqueeze or an "
+                    "index that drops an axis?)"
+                )
             )
         elif sorted(got.shape) == sorted(exp.shape):
             texts.add(
-                "your output has the right sizes in another order of axes: check the transposes "
-                "and the order of the dimensions"
+                Message(
+                    "your output has the right sizes in another order of axes: check the transposes "
+                    "and the order of the dimensions"
+                )
             )
         else:
             return None
     return Diagnosis("shape", sorted(texts)[0]) if len(texts) == 1 else None
 
 
-def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) -> str | None:
+def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: Message | str) -> Message | None:
     """An answer one entry longer or shorter along ``axis`` whose entries are the reference's but
     for one at an end; or twice or half as long, the shorter being every second entry or one half
     of the longer. None when the entries do not bear the relation out."""
@@ -179,27 +180,16 @@ def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: str) ->
     def same(idx) -> bool:
         return np.allclose(short, np.take(long_, idx, axis=axis), rtol=1e-4, atol=1e-5, equal_nan=True)
 
+    more = mine > theirs
     if m - n == 1 and n >= 1 and (same(range(0, n)) or same(range(1, m))):
-        return (
-            f"your output has one entry too {'many' if mine > theirs else 'few'}{where} (the others agree "
-            "with the reference): an off-by-one in a range, a slice or a length"
-        )
+        return Message(LENGTH_TEXTS["one, ends agree"][more], where=where)
     if m - n == 1:  # the length alone: a fact, whatever the entries
-        return (
-            f"your output has one entry too {'many' if mine > theirs else 'few'}{where}: check its length — "
-            "a range, a slice or a stopping condition off by one"
-        )
+        return Message(LENGTH_TEXTS["one"][more], where=where)
     if m == 2 * n and n >= 1:
         if same(range(0, m, 2)) or same(range(1, m, 2)):
-            return (
-                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
-                "every second one agreeing with the reference: check the step of a range or slice"
-            )
+            return Message(LENGTH_TEXTS["twice, every second"][more], where=where)
         if same(range(0, n)) or same(range(n, m)):
-            return (
-                f"your output has {'twice as many' if mine > theirs else 'half as many'} entries{where}, "
-                "one half agreeing with the reference: a range that stops halfway or runs on too long"
-            )
+            return Message(LENGTH_TEXTS["twice, one half"][more], where=where)
     return None
 
 
@@ -218,19 +208,25 @@ def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
             continue
         start = starts.pop()
         if start >= 1 and all(wrong == set(range(start, n)) for n, wrong in found):
-            where = "" if first.ndim == 1 else f" along axis {axis}"
             return Diagnosis(
                 "location",
-                f"your values agree up to index {start - 1}{where} and are wrong from "
-                f"{start} on: what changes with that index (a rate, a frequency, a "
-                "step, a position) is off, while the starting value is right",
+                Message(
+                    "your values agree up to index {last_right}{where} and are wrong from "
+                    "{first_wrong} on: what changes with that index (a rate, a frequency, a "
+                    "step, a position) is off, while the starting value is right",
+                    last_right=start - 1,
+                    where=along(first.ndim, axis),
+                    first_wrong=start,
+                ),
             )
     return None
 
 
 def find_diagonal(ctx: Context) -> Diagnosis | None:
     """In square matrices: wrong only on the diagonal, or only off it."""
-    for where, pick in (("on the diagonal", lambda eye: eye), ("off the diagonal", lambda eye: ~eye)):
+    on = Message("only the entries on the diagonal are wrong, the others agree with the reference")
+    off_diagonal = Message("only the entries off the diagonal are wrong, the others agree with the reference")
+    for text, pick in ((on, lambda eye: eye), (off_diagonal, lambda eye: ~eye)):
         ok = True
         for case in ctx.cases:
             off = _off_entries(ctx, case)
@@ -241,7 +237,7 @@ def find_diagonal(ctx: Context) -> Diagnosis | None:
                 ok = False
                 break
         if ok:
-            return Diagnosis("diagonal", f"only the entries {where} are wrong, the others agree with the reference")
+            return Diagnosis("diagonal", text)
     return None
 
 
@@ -256,8 +252,11 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
     wrong = [public_label(p, i) for i, p in enumerate(probes) if id(p) in wrong_ids]
     return Diagnosis(
         "which_inputs",
-        f"right on {'; '.join(right)} — but wrong on {'; '.join(wrong)}: look at "
-        "what your code does differently for those inputs",
+        Message(
+            "right on {right} — but wrong on {wrong}: look at what your code does differently for those inputs",
+            right="; ".join(right),
+            wrong="; ".join(wrong),
+        ),
     )
 
 
@@ -294,25 +293,40 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
         below = np.unique(np.abs(right[np.abs(right) < np.abs(wrong).min()]))
         regions["large"].append(len(below) >= 1)
         small_right.update(below.tolist())
-    how = " — off by one there (a boundary or a rounding, floor vs round or < vs ≤)" if off_by_one else ""
     texts = {
-        "zero": "only the input 0 gets a wrong result: check the special case at zero",
-        "large": "your results are right for small inputs (in magnitude) and wrong only for some larger "
-        "ones: the rule for the large ones (a logarithmic range, a clamp, a maximum) is off",
-        "neg": "only the negative inputs get wrong results, the others are right: check the branch for "
-        "negative values (their sign, an offset for them, or which side they belong to)",
-        "pos": "only the positive inputs get wrong results, the others are right: check the branch for "
-        "positive values (an offset for them, or which side they belong to)",
+        "zero": Message("only the input 0 gets a wrong result: check the special case at zero"),
+        "large": Message(
+            "your results are right for small inputs (in magnitude) and wrong only for some larger "
+            "ones: the rule for the large ones (a logarithmic range, a clamp, a maximum) is off"
+        ),
+        "neg": Message(
+            "only the negative inputs get wrong results, the others are right: check the branch for "
+            "negative values (their sign, an offset for them, or which side they belong to)"
+        ),
+        "pos": Message(
+            "only the positive inputs get wrong results, the others are right: check the branch for "
+            "positive values (an offset for them, or which side they belong to)"
+        ),
     }
     regions["large"].append(len(small_right) >= 3)
     for key in ("zero", "large", "neg", "pos"):
+        if all(regions[key]) and off_by_one:
+            return Diagnosis(
+                "input_region",
+                Message(
+                    "{finding} — off by one there (a boundary or a rounding, floor vs round or < vs ≤)",
+                    finding=texts[key],
+                ),
+            )
         if all(regions[key]):
-            return Diagnosis("input_region", texts[key] + how)
+            return Diagnosis("input_region", texts[key])
     if off_by_one:
         return Diagnosis(
             "off_by_one",
-            "wherever your integers differ from the reference's they are off by one: "
-            "a boundary (< vs ≤), a rounding (floor vs round) or a range end",
+            Message(
+                "wherever your integers differ from the reference's they are off by one: "
+                "a boundary (< vs ≤), a rounding (floor vs round) or a range end"
+            ),
         )
     return None
 
@@ -328,29 +342,29 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
             return None
         if got.ndim == 0 and exp.ndim >= 1 and exp.size > 1:
             texts.add(
-                "your output is a single number where the reference has one value per entry: a sum, mean or "
-                "maximum taken over every axis (or a scalar where a tensor belongs)"
+                Message(
+                    "your output is a single number where the reference has one value per entry: a sum, mean or "
+                    "maximum taken over every axis (or a scalar where a tensor belongs)"
+                )
             )
         elif got.ndim == exp.ndim + 1 and got.shape[: exp.ndim] == exp.shape and got.shape[-1] > 1:
             texts.add(
-                "your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
-                "over that axis is missing, or taken over another one"
+                Message(
+                    "your output has an extra last axis that the reference sums (reduces) away: a sum or mean "
+                    "over that axis is missing, or taken over another one"
+                )
             )
         elif got.ndim == exp.ndim == 1:
             sizes = {}
             for name, arg in zip(ctx.params, case.probe.args):
                 if isinstance(arg, np.ndarray):
                     for n in arg.shape:
-                        sizes.setdefault(n, f"an axis of `{name}`")
+                        sizes.setdefault(n, Message(PER_AXIS_ENTRY, name=name))
                 elif isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
-                    sizes.setdefault(int(arg), f"`{name}`")
+                    sizes.setdefault(int(arg), Message(PER_ARGUMENT, name=name))
             if got.shape[0] not in sizes or got.shape[0] == exp.shape[0]:
                 return None
-            texts.add(
-                f"your output has one entry per {sizes[got.shape[0]].replace('an axis', 'entry along an axis')}"
-                " instead of one per entry the reference has: you reduce (sum) over the wrong axis, or keep "
-                "the wrong one"
-            )
+            texts.add(sizes[got.shape[0]])
         else:
             return None
     return Diagnosis("reduced_axis", texts.pop()) if len(texts) == 1 else None
@@ -373,13 +387,17 @@ def find_stops(ctx: Context) -> Diagnosis | None:
     if kinds == {"early"}:
         return Diagnosis(
             "stops",
-            "your sequence stops too early: as far as it goes it agrees with the reference — "
-            "check the stopping condition (the end token, the length budget)",
+            Message(
+                "your sequence stops too early: as far as it goes it agrees with the reference — "
+                "check the stopping condition (the end token, the length budget)"
+            ),
         )
     if kinds == {"late"}:
         return Diagnosis(
             "stops",
-            "your sequence goes on where the reference's stops (up to there they agree): "
-            "check the stopping condition (the end token, the length budget)",
+            Message(
+                "your sequence goes on where the reference's stops (up to there they agree): "
+                "check the stopping condition (the end token, the length budget)"
+            ),
         )
     return None
