@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Context, Diagnosis, numeric_array
 
 # the factors an input may be scaled by: a size's root (√d_k, 1/√d_k) or 2, 1/2
@@ -42,9 +43,13 @@ def find_scaled_input(ctx: Context) -> Diagnosis | None:
             if ctx.all_fit(rerun):
                 return Diagnosis(
                     "input_scale",
-                    f"your output is the reference's for `{name}` times {label}: the scores made from "
-                    f"`{name}` are off by the factor {label} — a scaling left out, applied twice or "
-                    "inverted (the scores' scaling, not a term added to them afterwards)",
+                    Message(
+                        "your output is the reference's for `{name}` times {factor}: the scores made from "
+                        "`{name}` are off by the factor {factor} — a scaling left out, applied twice or "
+                        "inverted (the scores' scaling, not a term added to them afterwards)",
+                        name=name,
+                        factor=label,
+                    ),
                 )
     return None
 
@@ -70,14 +75,18 @@ def find_blocked_entries(ctx: Context) -> Diagnosis | None:
     if kinds == {"finite"}:
         return Diagnosis(
             "mask_finite",
-            "your values agree with the reference wherever it is finite, but the positions it blocks "
-            "(−∞: for a causal mask, every key after its query) are finite in yours: the mask is "
-            "missing there — blocked positions must be −∞",
+            Message(
+                "your values agree with the reference wherever it is finite, but the positions it blocks "
+                "(−∞: for a causal mask, every key after its query) are finite in yours: the mask is "
+                "missing there — blocked positions must be −∞"
+            ),
         )
     if kinds == {"blocked"}:
         return Diagnosis(
             "mask_blocks_too_much",
-            "your answer is −∞ at positions the reference allows (it has finite values there): your "
-            "mask blocks positions it should not — check which side of the diagonal, or which keys, it blocks",
+            Message(
+                "your answer is −∞ at positions the reference allows (it has finite values there): your "
+                "mask blocks positions it should not — check which side of the diagonal, or which keys, it blocks"
+            ),
         )
     return None
