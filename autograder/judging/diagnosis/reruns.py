@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.spec import Probe
 
@@ -28,15 +29,19 @@ def find_mask(ctx: Context) -> Diagnosis | None:
     if ctx.all_fit(lambda c: rerun(c, lambda m: ~m)):
         return Diagnosis(
             "mask_inverted",
-            "you apply the mask inverted: your output is the reference's for the "
-            "opposite mask (allowed and blocked positions swapped)",
+            Message(
+                "you apply the mask inverted: your output is the reference's for the "
+                "opposite mask (allowed and blocked positions swapped)"
+            ),
         )
     for drop in (lambda m: None, lambda m: np.ones_like(m)):
         if ctx.all_fit(lambda c, d=drop: rerun(c, d)):
             return Diagnosis(
                 "mask_missing",
-                "the mask has no effect in your answer: your output is the "
-                "reference's without any mask — masked positions must be excluded",
+                Message(
+                    "the mask has no effect in your answer: your output is the "
+                    "reference's without any mask — masked positions must be excluded"
+                ),
             )
     return None
 
@@ -87,12 +92,15 @@ def find_rounded_weights(ctx: Context) -> Diagnosis | None:
     ]
     if not fitting:
         return None
-    places = f"{fitting[0]}" if len(fitting) == 1 else f"{fitting[0]} to {fitting[-1]}"
+    places = f"{fitting[0]}" if len(fitting) == 1 else Message("{low} to {high}", low=fitting[0], high=fitting[-1])
     return Diagnosis(
         "rounded_weights",
-        f"your values are what the attention weights give when they are rounded ({places} decimals give "
-        "the same here) before they are used: keep the softmax's output at full precision — rounded, "
-        "the smallest weights become 0 and every sum built on them moves",
+        Message(
+            "your values are what the attention weights give when they are rounded ({places} decimals give "
+            "the same here) before they are used: keep the softmax's output at full precision — rounded, "
+            "the smallest weights become 0 and every sum built on them moves",
+            places=places,
+        ),
     )
 
 
@@ -111,15 +119,21 @@ def _softmax_variant(ctx: Context, first: Probe, with_override) -> Diagnosis | N
         if with_override(make):
             return Diagnosis(
                 "softmax_scale",
-                f"the scores going into your softmax are the reference's "
-                f"times {label}: check the scaling before the softmax",
+                Message(
+                    "the scores going into your softmax are the reference's times {factor}: check the scaling "
+                    "before the softmax",
+                    factor=label,
+                ),
             )
     for dim in (-2, -3, 0):
         if with_override(lambda c, d=dim: Override(softmax_dim=d)):
             return Diagnosis(
                 "softmax_axis",
-                f"your softmax normalises over axis {dim} of the scores: each "
-                "distribution must run over the keys (the last axis)",
+                Message(
+                    "your softmax normalises over axis {axis} of the scores: each "
+                    "distribution must run over the keys (the last axis)",
+                    axis=dim,
+                ),
             )
     return None
 
@@ -131,21 +145,28 @@ def _own_mask_variant(with_override) -> Diagnosis | None:
     if with_override(lambda c: Override(masked_fill="skip")):
         return Diagnosis(
             "mask_missing",
-            "your output is the reference's without its mask: the positions "
-            "the mask blocks (a query's later keys, for a causal mask) must "
-            "be excluded before the softmax",
+            Message(
+                "your output is the reference's without its mask: the positions "
+                "the mask blocks (a query's later keys, for a causal mask) must "
+                "be excluded before the softmax"
+            ),
         )
     if with_override(lambda c: Override(masked_fill="invert")):
         return Diagnosis(
             "mask_inverted",
-            "your mask is inverted: your output is the reference's with the allowed and the blocked positions swapped",
+            Message(
+                "your mask is inverted: your output is the reference's with the allowed and the blocked "
+                "positions swapped"
+            ),
         )
     if with_override(lambda c: Override(masked_fill="transpose")):
         return Diagnosis(
             "mask_transposed",
-            "your mask is the transpose of the right one: each query sees the "
-            "keys from its own position on instead of those up to it (rows "
-            "are queries, columns keys)",
+            Message(
+                "your mask is the transpose of the right one: each query sees the "
+                "keys from its own position on instead of those up to it (rows "
+                "are queries, columns keys)"
+            ),
         )
     return None
 
@@ -157,31 +178,36 @@ def _norm_variant(with_override) -> Diagnosis | None:
         if with_override(lambda c, n=axes: Override(norm_axes=n)):
             return Diagnosis(
                 "norm_axis",
-                f"you normalise over the last {axes} axes together: normalise "
-                "each position over its own features (the last axis) only",
+                Message(
+                    "you normalise over the last {n} axes together: normalise "
+                    "each position over its own features (the last axis) only",
+                    n=axes,
+                ),
             )
     return None
 
 
-def _argument_candidates(ctx: Context, index: int, name: str, default, value) -> list[tuple[str, object]]:
+def _argument_candidates(ctx: Context, index: int, name: str, default, value) -> list[tuple[Message, object]]:
     """(what the answer may have done, how to change the argument) for argument ``index``, whose
     value on the first failing probe is ``value``."""
     out = _unused_candidates(ctx, index, name, default)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         out += [
-            (f"uses `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
-            (f"uses `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+            (Message("your answer uses `{name}` off by one (as if it were `{name}` + 1)", name=name), lambda v: v + 1),
+            (Message("your answer uses `{name}` off by one (as if it were `{name}` − 1)", name=name), lambda v: v - 1),
         ]
     if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
         out += _index_array_candidates(name)
     if isinstance(value, str):  # an option: the answer does what another of its values asks
         out += _option_candidates(ctx, index, name, value)
     if isinstance(value, (float, np.floating)):
-        out += [(f"uses 1/`{name}` where `{name}` belongs", lambda v: 1.0 / v if v else v)]
+        out += [
+            (Message("your answer uses 1/`{name}` where `{name}` belongs", name=name), lambda v: 1.0 / v if v else v)
+        ]
     return out
 
 
-def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[str, object]]:
+def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[Message, object]]:
     """The argument ignored: always its default, or always the value a visible example shows."""
     import inspect
 
@@ -189,7 +215,12 @@ def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tup
     if default is not inspect.Parameter.empty:
         out.append(
             (
-                f"does not use the argument `{name}`: it behaves as if `{name}` were always {default!r} (its default)",
+                Message(
+                    "your answer does not use the argument `{name}`: it behaves as if `{name}` were always {value} "
+                    "(its default)",
+                    name=name,
+                    value=repr(default),
+                ),
                 lambda v, d=default: d,
             )
         )
@@ -200,25 +231,44 @@ def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tup
     }
     for text, v in shown.items():
         out.append(
-            (f"does not use the argument `{name}`: it behaves as if `{name}` were always {text}", lambda _, v=v: v)
+            (
+                Message(
+                    "your answer does not use the argument `{name}`: it behaves as if `{name}` were always {value}",
+                    name=name,
+                    value=text,
+                ),
+                lambda _, v=v: v,
+            )
         )
     return out
 
 
-def _index_array_candidates(name: str) -> list[tuple[str, object]]:
+def _index_array_candidates(name: str) -> list[tuple[Message, object]]:
     """An integer array (positions, offsets): ignored, negated, or off by one."""
     return [
         (
-            f"does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1",
+            Message("your answer does not use `{name}`: it behaves as if `{name}` were 0, 1, …, T−1", name=name),
             lambda v: np.broadcast_to(np.arange(v.shape[-1]), v.shape).copy(),
         ),
-        (f"uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)", lambda v: -v),
-        (f"uses every entry of `{name}` off by one (as if it were `{name}` + 1)", lambda v: v + 1),
-        (f"uses every entry of `{name}` off by one (as if it were `{name}` − 1)", lambda v: v - 1),
+        (
+            Message(
+                "your answer uses `{name}` with the opposite sign (a rotation or an offset taken the other way round)",
+                name=name,
+            ),
+            lambda v: -v,
+        ),
+        (
+            Message("your answer uses every entry of `{name}` off by one (as if it were `{name}` + 1)", name=name),
+            lambda v: v + 1,
+        ),
+        (
+            Message("your answer uses every entry of `{name}` off by one (as if it were `{name}` − 1)", name=name),
+            lambda v: v - 1,
+        ),
     ]
 
 
-def _option_candidates(ctx: Context, index: int, name: str, value: str) -> list[tuple[str, object]]:
+def _option_candidates(ctx: Context, index: int, name: str, value: str) -> list[tuple[Message, object]]:
     """A named option: always one of its values, or two options swapped."""
     options = {
         p.args[index]
@@ -227,7 +277,11 @@ def _option_candidates(ctx: Context, index: int, name: str, value: str) -> list[
     } | {value}
     out = [
         (
-            f"behaves as if `{name}` were always {other!r}: the option is not followed",
+            Message(
+                "your answer behaves as if `{name}` were always {option}: the option is not followed",
+                name=name,
+                option=repr(other),
+            ),
             lambda v, o=other: o if v != o else None,
         )
         for other in sorted(options)
@@ -236,7 +290,12 @@ def _option_candidates(ctx: Context, index: int, name: str, value: str) -> list[
         a, b = sorted(options)
         out.append(
             (
-                f"treats each value of `{name}` as the other one: the options {a!r} and {b!r} are swapped",
+                Message(
+                    "your answer treats each value of `{name}` as the other one: the options {a} and {b} are swapped",
+                    name=name,
+                    a=repr(a),
+                    b=repr(b),
+                ),
                 lambda v, a=a, b=b: b if v == a else a,
             )
         )
@@ -286,5 +345,5 @@ def find_argument(ctx: Context) -> Diagnosis | None:
                 return ctx.reference(tuple(args), kwargs)
 
             if ctx.all_fit(rerun):
-                return Diagnosis("argument", f"your answer {text}")
+                return Diagnosis("argument", text)
     return None
