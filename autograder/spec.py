@@ -154,9 +154,10 @@ class Question:
     stated_ranges: Mapping[str, StatedRange] = field(default_factory=dict)
     # A question graded by training the student's model: the misconceptions (symptom classes)
     # after which the grader trains once more on a second draw of probes (another seed) and keeps
-    # the better run (autograder.grading.second_run), up to three runs — an honest recipe that
-    # stalls for one seed in twenty then fails three in a row about once in 8,000
+    # the better run (autograder.grading.second_run), up to ``training_runs`` runs in all — an
+    # honest recipe that stalls for one seed in twenty then fails three in a row about once in 8,000
     second_run_on: tuple[str, ...] = ()
+    training_runs: int = 3
 
     def probes_for(self, student_id: str, assignment: Assignment) -> list[Probe]:
         """Functions: probes drawn for this student. Values: one probe carrying the student's
@@ -167,7 +168,7 @@ class Question:
         return list(self.probes(student_rng(student_id, assignment.name, self.grade_id)))
 
     def second_run_probes(self, student_id: str, assignment: Assignment, run: int = 2) -> list[Probe]:
-        """The probes of a later training run (``second_run_on``; ``run`` 2 or 3): drawn for this
+        """The probes of a later training run (``second_run_on``; ``run`` 2 … ``training_runs``): drawn for this
         student too, each independent of the others."""
         salt = "\0second run" if run == 2 else f"\0training run {run}"
         return list(self.probes(student_rng(student_id, assignment.name, f"{self.grade_id}{salt}")))

@@ -9,7 +9,7 @@ import pytest
 
 from autograder.grading.notebook import read_notebook
 from autograder.grading.runner import execute
-from autograder.grading.second_run import apply_second_runs, better_of_two, to_rerun
+from autograder.grading.second_run import apply_second_runs, better_of_two, to_rerun, train_again
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.releasing.sample_submissions import make_notebook, write_submission
 from autograder.sandbox.pool import SandboxConfig, Worker
@@ -109,6 +109,38 @@ def test_the_better_of_two_runs_counts():
     lost = better_of_two(first, QuestionResult(0.0, 4.0, "failed", "other", "undertrained"))
     assert (lost.status, lost.score, lost.misconception) == ("failed", 0.0, "undertrained")
     assert lost.feedback.startswith(first.feedback) and "fell short too" in lost.feedback
+
+
+@pytest.mark.parametrize("short_runs", [3, 4, 5])
+def test_each_question_is_trained_up_to_its_own_number_of_runs(short_runs):
+    """PS6's addition has five runs, its copy three: a recipe that falls short on its first
+    ``short_runs`` draws is rescued on the next one while the question has runs left."""
+    ps6 = load_assignment("ps6_build")
+    asked: dict[str, list[int]] = {"train_copy": [], "train_addition": []}
+
+    def ask(questions, probes):
+        verdicts = {}
+        for q in questions:
+            asked[q.grade_id].append(len(asked[q.grade_id]) + 2)
+            run = asked[q.grade_id][-1]
+            verdicts[q.grade_id] = (
+                QuestionResult(0.0, 3.0, "failed", f"run {run} stalled", "stalled")
+                if run <= short_runs
+                else QuestionResult(3.0, 3.0, "passed", "correct")
+            )
+        return verdicts, 1.0
+
+    results = {g: QuestionResult(0.0, 3.0, "failed", "run 1 stalled", "stalled") for g in asked}
+    seconds = train_again(ps6, "ada", results, ask)
+    assert asked == {"train_copy": [2, 3], "train_addition": list(range(2, min(short_runs + 1, 5) + 1))}
+    assert seconds == len(asked["train_addition"])
+    assert results["train_copy"].status == "failed" and "2 more training runs" in results["train_copy"].feedback
+    if short_runs < 5:
+        ordinal = {3: "fourth", 4: "fifth"}[short_runs]
+        assert results["train_addition"].feedback.startswith(f"correct on a {ordinal} training run")
+    else:
+        assert results["train_addition"].status == "failed"
+        assert "4 more training runs" in results["train_addition"].feedback
 
 
 def _graded_in_the_sandbox(ps7, q, student, cell, tmp_path):
