@@ -18,6 +18,8 @@ import functools
 
 import sympy
 
+from autograder.i18n import Message
+from autograder.i18n.message import PROBLEM_SET
 from autograder.judging.diagnosis.base import Diagnosis
 
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -76,20 +78,37 @@ def _compare(student, expected, symbols, report) -> None:
         elif b is None:
             extra.append(name)
         else:  # no direction: "too small" or "wrong sign" is one step from the answer (issue 36)
-            wrong.append(f"your {name} term ({_own_term(symbols, powers, a)}) does not count what it should")
+            wrong.append(
+                Message(
+                    "your {term} term ({own}) does not count what it should",
+                    term=name,
+                    own=_own_term(symbols, powers, a),
+                )
+            )
     parts = []
     if agree and not extra:  # beside extra terms, the agreeing ones would name the extras
-        parts.append(f"your {', '.join(agree)} " + ("terms agree" if len(agree) > 1 else "term agrees"))
+        if len(agree) > 1:
+            parts.append(Message("your {terms} terms agree", terms=", ".join(agree)))
+        else:
+            parts.append(Message("your {term} term agrees", term=agree[0]))
     parts += wrong
     if missing:  # never named: "a term in m·i is missing" next to an answer of 0 is the answer
         parts.append(
-            "a term of the answer is missing (one your formula has no term like)"
+            Message("a term of the answer is missing (one your formula has no term like)")
             if len(missing) == 1
-            else f"{len(missing)} terms of the answer are missing (ones your formula has no term like)"
+            else Message("{n} terms of the answer are missing (ones your formula has no term like)", n=len(missing))
         )
     if extra:  # neither named nor counted: "drop one of your terms" would be the fix
-        parts.append("your formula counts something the answer does not")
-    report(("text", "; ".join(parts) if parts else None))
+        parts.append(Message("your formula counts something the answer does not"))
+    report(("text", _clauses(parts) if parts else None))
+
+
+def _clauses(parts: list[Message]) -> Message:
+    """The clauses one after another, "; " between them (each said in the page's language)."""
+    said = parts[0]
+    for part in parts[1:]:
+        said = Message("{said}; {clause}", said=said, clause=part)
+    return said
 
 
 @functools.lru_cache(maxsize=2048)  # a cohort hands in the same few wrong formulas many times
@@ -118,9 +137,9 @@ def formula_diagnosis(question, got) -> Diagnosis | None:
     except Exception:  # noqa: BLE001 - no comparison, no diagnosis
         return None
     if text == CONCEPT:
-        concept = getattr(question.compare, "concept", "") or GENERIC_CONCEPT
-        return Diagnosis("formula_terms", concept)
-    return Diagnosis("formula_terms", text + ".") if text else None
+        concept = getattr(question.compare, "concept", "")
+        return Diagnosis("formula_terms", Message(concept, PROBLEM_SET) if concept else GENERIC_CONCEPT)
+    return Diagnosis("formula_terms", Message("{clauses}.", clauses=text)) if text else None
 
 
-GENERIC_CONCEPT = "build it again from the definitions, one factor for each thing it counts."
+GENERIC_CONCEPT = Message("build it again from the definitions, one factor for each thing it counts.")
