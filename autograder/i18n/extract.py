@@ -19,7 +19,7 @@ METHODS = [
     ("**.py", "python"),
 ]
 OPTIONS = {"**/templates/pages/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
-SKIP = ("/i18n/", "/shipped_assignments/")
+SKIP = ("/shipped_assignments/",)  # the i18n package too is scanned: message.clauses says its joints
 TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
 
 
@@ -66,11 +66,12 @@ def update_catalogue(path: Path, messages: dict[str, list[str]], header: str = "
 
 def problem_set_messages(assignment) -> list[str]:
     """The texts a problem set writes for students that the feedback page says: its questions'
-    titles and its misconceptions' feedback (English, the source)."""
+    titles, its misconceptions' feedback and its formulas' concepts (English, the source)."""
     found: list[str] = []
     for q in assignment.questions:
         found += [q.title] if q.title else []
         found += [mis.feedback for mis in q.misconceptions]
+        found += [q.compare.concept] if getattr(q.compare, "concept", "") else []  # a formula's concept
     return list(dict.fromkeys(found))
 
 

@@ -102,3 +102,17 @@ def translate(message_id: str, lang: str, domain: str | None = None, **args) -> 
     """``message_id`` (the English, named placeholders) in ``lang``, its placeholders filled:
     ``translate("Score set by a grader (the autograder gave {points}).", "de", points=3)``."""
     return say(Message(message_id, domain, **args), lang)
+
+
+def clauses(parts: list, dash: bool = False) -> Message | str:
+    """Clauses one after another, each said in the page's language: "; " between them (findings:
+    "missing entries: a; not right: b"), or " — " with ``dash`` (notes after "correct")."""
+    if not parts:
+        return ""
+    said = parts[0]
+    for part in parts[1:]:
+        if dash:
+            said = Message("{said} — {clause}", said=said, clause=part)
+        else:
+            said = Message("{said}; {clause}", said=said, clause=part)
+    return said

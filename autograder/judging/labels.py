@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import re
 
+from autograder.i18n import Message
 from autograder.spec import FunctionSource, Probe
 
 
 def public_label(probe: Probe, index: int) -> str:
     """The probe's label as a student may read it: no seed, no name of a hidden function."""
-    label = probe.label or f"probe {index + 1}"
+    numbered = Message("probe {n}", n=index + 1)
+    if not probe.label:
+        return numbered
+    label = probe.label
     if any(isinstance(a, FunctionSource) and a.name in label for a in probe.args):
-        return f"probe {index + 1}"
+        return numbered
     label = re.sub(r"\bseed\s*=?\s*-?\d+\s*,\s*", "", label)
     label = re.sub(r",?\s*\bseed\s*=?\s*-?\d+", "", label)
     label = re.sub(r"\b(model)\s+\d+", r"\1", label)
-    return label.replace("()", "").strip() or f"probe {index + 1}"
+    return label.replace("()", "").strip() or numbered
 
 
 def without_hidden_names(text: str, probes: list[Probe]) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from autograder.i18n import Message
-from autograder.i18n.message import PROBLEM_SET
+from autograder.i18n.message import PROBLEM_SET, clauses
 from autograder.judging.labels import public_label, without_hidden_names
 from autograder.judging.outcome import Outcome
 from autograder.spec import Probe, Question, as_args, to_plain
@@ -154,13 +154,13 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
         check = question.compare(item["value"], question.expected(probe))
         values.append(item)
         if not check.ok:
-            failures.append(f"{where}: {check.message}")
+            failures.append(Message("{where}: {problem}", where=where, problem=check.message))
         elif check.message:  # passed, with a word for the student (a trained model near its bar)
             notes.append(check.message)
     if not failures:
         if not notes:
             return result("passed", Message("correct"))
-        return result("passed", Message("correct — {notes}", notes=" — ".join(notes)))
+        return result("passed", Message("correct — {notes}", notes=clauses(notes, dash=True)))
     mis = matching_misconception(question, probes, values)
     if mis is not None:
         return result("failed", _named(mis), mis.name)
@@ -177,7 +177,7 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
                 "`{answer}` does not match the reference: {diagnosis}", answer=question.answer, diagnosis=found.feedback
             )
         return result("failed", lead, diagnosis=found.kind)
-    shown = "; ".join(failures[:3])
+    shown = clauses(failures[:3])
     if len(failures) > 3:
         return result(
             "failed",

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.i18n import N_, Message
+from autograder.i18n.message import clauses
 from autograder.judging.compare.check_code import nested, structure_lines
 
 
@@ -82,19 +84,26 @@ class AllClose(Comparator):
         if self.same_dtype and isinstance(expected, np.ndarray):
             got_dtype = got.dtype if isinstance(got, np.ndarray) else None
             if got_dtype is not None and got_dtype != expected.dtype:
-                return Check(
-                    False,
-                    f"you returned dtype {got_dtype} where {expected.dtype} was asked for"
-                    + (" (the input's dtype: keep it through every step)" if expected.dtype.kind == "f" else ""),
+                text = (
+                    N_(
+                        "you returned dtype {got} where {expected} was asked for (the input's dtype: keep it through "
+                        "every step)"
+                    )
+                    if expected.dtype.kind == "f"
+                    else N_("you returned dtype {got} where {expected} was asked for")
                 )
+                return Check(False, Message(text, got=got_dtype, expected=expected.dtype))
         exp = np.asarray(expected, dtype=np.float64)
         arr = _as_array(got)
         if arr is None:
-            return Check(False, f"expected an array of shape {list(exp.shape)}, got {type_name(got)}")
+            return Check(
+                False,
+                Message("expected an array of shape {shape}, got {got}", shape=list(exp.shape), got=type_name(got)),
+            )
         if arr.dtype.kind not in "fiub":
-            return Check(False, f"expected numbers, got an array of dtype {arr.dtype}")
+            return Check(False, Message("expected numbers, got an array of dtype {dtype}", dtype=arr.dtype))
         if arr.shape != exp.shape:
-            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+            return Check(False, _shape_mismatch(arr.shape, exp.shape))
         arr_dtype = arr.dtype
         arr = arr.astype(np.float64)
         misplaced = _misplaced_nonfinite(arr, exp)
@@ -104,7 +113,7 @@ class AllClose(Comparator):
         if not finite.all():
             bad = "NaN" if np.isnan(arr).any() else "inf"
             if np.isfinite(exp).all():
-                return Check(False, f"the output contains {bad} ({int((~finite).sum())} entries)")
+                return Check(False, Message("the output contains {bad} ({n} entries)", bad=bad, n=int((~finite).sum())))
         with np.errstate(invalid="ignore"):  # −inf − (−inf) is NaN, then masked below
             err = np.abs(arr - exp)
         # two non-finite entries agree only when they are the same: −inf with −inf, NaN with NaN
@@ -115,21 +124,30 @@ class AllClose(Comparator):
         if (err <= bound).all():
             return Check(True)
         worst = float(err.max())
-        hint = ""
+        hint = ""  # said after the finding, "; " first
         if arr_dtype.kind in "iub":
-            hint = f"; you returned {arr_dtype} — the result should be floating point"
+            hint = Message("; you returned {dtype} — the result should be floating point", dtype=arr_dtype)
         elif arr_dtype == np.float16:
-            hint = "; you returned float16, which keeps only ~3 digits: compute in float32"
+            hint = Message("; you returned float16, which keeps only ~3 digits: compute in float32")
         if err.size == 1:  # one number: its error and the number give the answer away (issue 36)
-            return Check(False, f"not the expected value{hint}")
+            return Check(False, Message("not the expected value{hint}", hint=hint))
         return Check(
             False,
-            f"values differ from the reference (largest error {worst:.3g}, "
-            f"{int((err > bound).sum())} of {err.size} entries off{hint})",
+            Message(
+                "values differ from the reference (largest error {error}, {n} of {size} entries off{hint})",
+                error=format(worst, ".3g"),
+                n=int((err > bound).sum()),
+                size=err.size,
+                hint=hint,
+            ),
         )
 
 
-def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> str | None:
+def _shape_mismatch(got: tuple, expected: tuple) -> Message:
+    return Message("shape {got} where {expected} was expected", got=list(got), expected=list(expected))
+
+
+def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> Message | None:
     """Where the expected value holds −inf / +inf / NaN (masked scores), the answer must hold the
     same in exactly those places: an error size cannot say that, so say it in words."""
     if np.isfinite(exp).all():
@@ -137,7 +155,12 @@ def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> str | None:
     for test, what in ((np.isneginf, "−inf"), (np.isposinf, "+inf"), (np.isnan, "NaN")):
         wrong = test(arr) != test(exp)
         if wrong.any():
-            return f"{what} is not where it should be ({int(wrong.sum())} of {wrong.size} entries)"
+            return Message(
+                "{what} is not where it should be ({n} of {size} entries)",
+                what=what,
+                n=int(wrong.sum()),
+                size=wrong.size,
+            )
     return None
 
 
@@ -166,21 +189,24 @@ class Exact(Comparator):
         if self.integers:
             bad = _not_an_int(got, expected)
             if bad:
-                return Check(False, f"expected ints, got {bad}: convert with int(...)")
+                return Check(False, Message("expected ints, got {got}: convert with int(...)", got=bad))
         got, expected = _as_lists(got), _as_lists(expected)
         if type_name(got) != type_name(expected) and not _both_numbers(got, expected):
-            return Check(False, f"expected {type_name(expected)}, got {type_name(got)}")
+            return Check(
+                False, Message("expected {expected}, got {got}", expected=type_name(expected), got=type_name(got))
+            )
         if got == expected:
             return Check(True)
         if isinstance(expected, dict):
             missing = [k for k in expected if k not in got]
             wrong = [k for k in expected if k in got and got[k] != expected[k]]
-            parts = ([f"missing entries: {', '.join(map(str, missing))}"] if missing else []) + (
-                [f"not right: {', '.join(map(str, wrong))}"] if wrong else []
+            parts = ([Message("missing entries: {keys}", keys=", ".join(map(str, missing)))] if missing else []) + (
+                [Message("not right: {keys}", keys=", ".join(map(str, wrong)))] if wrong else []
             )
-            return Check(False, "; ".join(parts) or "unexpected extra entries")
+            return Check(False, clauses(parts) or Message("unexpected extra entries"))
         shown = repr(got)
-        return Check(False, f"{shown[:80] + '…' if len(shown) > 80 else shown} is not the expected value")
+        shown = shown[:80] + "…" if len(shown) > 80 else shown
+        return Check(False, Message("{answer} is not the expected value", answer=shown))
 
 
 def _as_lists(value: Any) -> Any:
@@ -205,7 +231,7 @@ def _not_an_int(got: Any, expected: Any) -> str | None:
             return None
         if isinstance(got, np.ndarray) and got.ndim == 0 and got.dtype.kind in "iu":
             return None  # a 0-d integer tensor, such as argmax(): an integer
-        return f"a {got.dtype} array" if isinstance(got, np.ndarray) else type(got).__name__
+        return Message("a {dtype} array", dtype=got.dtype) if isinstance(got, np.ndarray) else type(got).__name__
     return None
 
 
@@ -236,7 +262,9 @@ class Formula(Comparator):
 
     def __call__(self, got: Any, expected: Any) -> Check:
         if not isinstance(got, str):
-            return Check(False, f"expected a formula as a string such as '4*d**2 + 4*d', got {type_name(got)}")
+            return Check(
+                False, Message("expected a formula as a string such as '4*d**2 + 4*d', got {got}", got=type_name(got))
+            )
         return _formula_check(got, expected, self.symbols, self.timeout_s)
 
     def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
@@ -258,8 +286,8 @@ def _formula_check(text: str, expected, symbols: tuple[str, ...], timeout_s: flo
         if equivalent(parse_formula(text, symbols), expected, symbols, timeout_s=timeout_s):
             return Check(True)
     except FormulaError as exc:
-        return Check(False, str(exc))
-    return Check(False, f"{text!r} is not equivalent to the expected formula")
+        return Check(False, exc.args[0] if exc.args else str(exc))  # a Message, when the grammar wrote one
+    return Check(False, Message("{answer} is not equivalent to the expected formula", answer=repr(text)))
 
 
 @dataclass(frozen=True)
@@ -275,14 +303,29 @@ class IntegerArray(AllClose):
         exp = np.asarray(expected)
         arr = _as_array(got)
         if arr is None or arr.dtype.kind not in "iuf":
-            return Check(False, f"expected an array of integers of shape {list(exp.shape)}, got {type_name(got)}")
+            return Check(
+                False,
+                Message(
+                    "expected an array of integers of shape {shape}, got {got}",
+                    shape=list(exp.shape),
+                    got=type_name(got),
+                ),
+            )
         if arr.shape != exp.shape:
-            return Check(False, f"shape {list(arr.shape)} where {list(exp.shape)} was expected")
+            return Check(False, _shape_mismatch(arr.shape, exp.shape))
         off = arr != exp
         if not off.any():
             return Check(True)
         first = tuple(int(t) for t in np.argwhere(off)[0])
-        return Check(False, f"{int(off.sum())} of {off.size} entries differ (the first at index {list(first)})")
+        return Check(
+            False,
+            Message(
+                "{n} of {size} entries differ (the first at index {index})",
+                n=int(off.sum()),
+                size=off.size,
+                index=list(first),
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -293,7 +336,7 @@ class Scalar(AllClose):
     def __call__(self, got: Any, expected: Any) -> Check:
         arr = np.asarray(got) if isinstance(got, (np.ndarray, list, int, float)) else None
         if arr is None or arr.size != 1:
-            return Check(False, "expected one number (a float or a 0-d tensor)")
+            return Check(False, Message("expected one number (a float or a 0-d tensor)"))
         return super().__call__(arr.reshape(()), np.asarray(expected).reshape(()))
 
     def matches(self, got: Any, expected: Any) -> bool:
@@ -320,16 +363,23 @@ class Choice(Comparator):
         if not isinstance(got, str):
             return Check(
                 False,
-                f"expected one of the strings {', '.join(map(repr, self.options))}"
+                Message("expected one of the strings {options}", options=", ".join(map(repr, self.options)))
                 if self.options
-                else f"expected a string, got {type_name(got)}",
+                else Message("expected a string, got {got}", got=type_name(got)),
             )
         answer = normalised_choice(got)
         if offered and answer not in offered:
-            return Check(False, f"{got[:40]!r} is not one of {', '.join(map(repr, self.options))}")
+            return Check(
+                False,
+                Message(
+                    "{answer} is not one of {options}",
+                    answer=repr(got[:40]),
+                    options=", ".join(map(repr, self.options)),
+                ),
+            )
         if answer == normalised_choice(str(expected)):
             return Check(True)
-        return Check(False, f"{got[:40]!r} is not what happens")
+        return Check(False, Message("{answer} is not what happens", answer=repr(got[:40])))
 
     def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
         lines = structure_lines(expr, value, samples)

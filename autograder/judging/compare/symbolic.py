@@ -33,6 +33,7 @@ from collections.abc import Iterable
 
 import sympy
 
+from autograder.i18n import Message
 from autograder.judging.compare.formula_grammar import FUNCTIONS as FORMULA_FUNCTIONS
 from autograder.judging.compare.formula_grammar import FormulaSyntaxError, check_formula
 from autograder.judging.compare.formula_grammar import describe as _describe
@@ -41,6 +42,7 @@ from autograder.judging.compare.formula_grammar import normalise as _normalise
 MAX_LENGTH = 500
 MAX_DEPTH = 40
 MAX_EXPONENT = 64
+EXPONENT_LIMIT = Message("exponents are limited to rational numbers up to {limit}", limit=MAX_EXPONENT)
 CHILD_MEMORY = 1 << 30  # address space a formula check may add
 FUNCTIONS = {"sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log, "sin": sympy.sin, "cos": sympy.cos}
 
@@ -71,10 +73,10 @@ class _Builder:
 
     def build(self, node: ast.AST, depth: int):
         if depth > MAX_DEPTH:
-            raise FormulaError("the formula is nested too deeply")
+            raise FormulaError(Message("the formula is nested too deeply"))
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
-            raise FormulaError(f"{_describe(node)} is not allowed in a formula")
+            raise FormulaError(Message("{what} is not allowed in a formula", what=_describe(node)))
         return method(node, depth + 1)
 
     def _Constant(self, node, depth):
@@ -82,13 +84,15 @@ class _Builder:
             return sympy.Integer(node.value)
         if type(node.value) is float:
             return sympy.Rational(repr(node.value))
-        raise FormulaError(f"{node.value!r} is not a number")
+        raise FormulaError(Message("{value} is not a number", value=repr(node.value)))
 
     def _Name(self, node, depth):
         if node.id in self.symbols:
             return self.symbols[node.id]
         allowed = ", ".join(sorted(self.symbols)) or "none"
-        raise FormulaError(f"unknown symbol {node.id!r}: use {allowed}")
+        if not self.symbols:
+            raise FormulaError(Message("unknown symbol {name}: use none", name=repr(node.id)))
+        raise FormulaError(Message("unknown symbol {name}: use {allowed}", name=repr(node.id), allowed=allowed))
 
     def _UnaryOp(self, node, depth):
         operand = self.build(node.operand, depth)
@@ -96,7 +100,7 @@ class _Builder:
             return -operand
         if isinstance(node.op, ast.UAdd):
             return operand
-        raise FormulaError(f"the operator {type(node.op).__name__} is not allowed")
+        raise FormulaError(Message("the operator {operator} is not allowed", operator=type(node.op).__name__))
 
     def _BinOp(self, node, depth):
         left, right = self.build(node.left, depth), self.build(node.right, depth)
@@ -109,32 +113,40 @@ class _Builder:
             return left * right
         if op is ast.Div:
             if right == 0:
-                raise FormulaError("division by zero")
+                raise FormulaError(Message("division by zero"))
             return left / right
         if op is ast.Pow:
             if right.is_number and (not right.is_rational or abs(right) > MAX_EXPONENT):
-                raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
+                raise FormulaError(EXPONENT_LIMIT)
             if (
                 right.is_number
                 and isinstance(left, sympy.Pow)
                 and left.exp.is_number
                 and abs(left.exp * right) > MAX_EXPONENT
             ):
-                raise FormulaError(f"exponents are limited to rational numbers up to {MAX_EXPONENT}")
+                raise FormulaError(EXPONENT_LIMIT)
             if not right.is_number and left.is_number and abs(left) > 10**6:
-                raise FormulaError("that power is too large")
+                raise FormulaError(Message("that power is too large"))
             return left**right
-        raise FormulaError(f"the operator {op.__name__} is not allowed (use + - * / ** or ^)")
+        raise FormulaError(
+            Message("the operator {operator} is not allowed (use + - * / ** or ^)", operator=op.__name__)
+        )
 
     def _Call(self, node, depth):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name not in self.functions:
-            raise FormulaError(
-                f"function {name or _describe(node.func)} is not allowed"
-                + (f" (allowed: {', '.join(sorted(self.functions))})" if self.functions else "")
-            )
+            what = name or _describe(node.func)
+            if self.functions:
+                raise FormulaError(
+                    Message(
+                        "function {name} is not allowed (allowed: {allowed})",
+                        name=what,
+                        allowed=", ".join(sorted(self.functions)),
+                    )
+                )
+            raise FormulaError(Message("function {name} is not allowed", name=what))
         if node.keywords or len(node.args) != 1:
-            raise FormulaError(f"{name} takes exactly one argument")
+            raise FormulaError(Message("{name} takes exactly one argument", name=name))
         return self.functions[name](self.build(node.args[0], depth))
 
 
@@ -289,14 +301,20 @@ def equivalent(
                 break
             else:
                 raise FormulaError(
-                    f"the formula cannot be evaluated ({value}: it grows too fast) — "
-                    "write it as a plain expression in the symbols"
+                    Message(
+                        "the formula cannot be evaluated ({error}: it grows too fast) — "
+                        "write it as a plain expression in the symbols",
+                        error=value,
+                    )
                 )
     if verdict is not None:
         return verdict
     if points_agreed:
         return True  # agreed exactly at every sample point; simplify ran out of time
     raise FormulaError(
-        f"the formula could not be evaluated within {timeout_s:g} CPU-s (a tower of powers or "
-        "an enormous expansion?) — write it as a plain expression in the symbols"
+        Message(
+            "the formula could not be evaluated within {seconds} CPU-s (a tower of powers or "
+            "an enormous expansion?) — write it as a plain expression in the symbols",
+            seconds=format(timeout_s, "g"),
+        )
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograder.i18n import Message
 from autograder.judging.compare.comparators import Check, Comparator, type_name
 
 
@@ -39,19 +40,27 @@ class TaskAccuracy(Comparator):
     chance_below: float  # teacher-forced token accuracy under this: the model did not learn
     task: str = "copy"
 
-    def measure(self, got, expected) -> dict | str:
+    def measure(self, got, expected) -> dict | Message:
         if not isinstance(got, dict) or "generated" not in got or "teacher_forced" not in got:
-            return (
-                f"expected the dict that `{self.task}_task` returns, {{'generated': …, 'teacher_forced': …}}, "
-                f"got {type_name(got)}"
+            return Message(
+                "expected the dict that `{task}_task` returns, {{'generated': …, 'teacher_forced': …}}, got {got}",
+                task=self.task,
+                got=type_name(got),
             )
         out = {}
         for key in ("generated", "teacher_forced"):
             arr, exp = _as_int_array(got[key]), np.asarray(expected[key])
             if arr is None:
-                return f"{key}: expected an integer array of token ids, got {type_name(got[key])}"
+                return Message(
+                    "{key}: expected an integer array of token ids, got {got}", key=key, got=type_name(got[key])
+                )
             if arr.shape != exp.shape:
-                return f"{key}: shape {list(arr.shape)} where {list(exp.shape)} was expected"
+                return Message(
+                    "{key}: shape {got} where {expected} was expected",
+                    key=key,
+                    got=list(arr.shape),
+                    expected=list(exp.shape),
+                )
             out[key] = arr
         gen, truth = out["generated"], np.asarray(expected["generated"])
         rows = (gen == truth).all(1)
@@ -77,16 +86,28 @@ class TaskAccuracy(Comparator):
             if m["exact"] < self.threshold + NEAR_THE_BAR:
                 return Check(
                     True,
-                    f"but near the bar: {100 * m['exact']:.1f} % of your {n} held-out examples were "
-                    f"generated exactly (at least {100 * self.threshold:g} % needed); another seed may "
-                    "fall short, so make your training steadier",
+                    Message(
+                        "but near the bar: {exact} % of your {n} held-out examples were "
+                        "generated exactly (at least {needed} % needed); another seed may "
+                        "fall short, so make your training steadier",
+                        exact=format(100 * m["exact"], ".1f"),
+                        n=n,
+                        needed=format(100 * self.threshold, "g"),
+                    ),
                 )
             return Check(True)
         return Check(
             False,
-            f"{100 * m['exact']:.1f} % of your {n} held-out examples were generated exactly "
-            f"(at least {100 * self.threshold:g} % needed); tokens right: {100 * m['tokens']:.1f} % "
-            f"when generating, {100 * m['tf']:.1f} % with teacher forcing",
+            Message(
+                "{exact} % of your {n} held-out examples were generated exactly "
+                "(at least {needed} % needed); tokens right: {tokens} % "
+                "when generating, {teacher_forced} % with teacher forcing",
+                exact=format(100 * m["exact"], ".1f"),
+                n=n,
+                needed=format(100 * self.threshold, "g"),
+                tokens=format(100 * m["tokens"], ".1f"),
+                teacher_forced=format(100 * m["tf"], ".1f"),
+            ),
         )
 
     def symptom(self, got, expected) -> str | None:

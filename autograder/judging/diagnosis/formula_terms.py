@@ -19,7 +19,7 @@ import functools
 import sympy
 
 from autograder.i18n import Message
-from autograder.i18n.message import PROBLEM_SET
+from autograder.i18n.message import PROBLEM_SET, clauses
 from autograder.judging.diagnosis.base import Diagnosis
 
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -100,15 +100,7 @@ def _compare(student, expected, symbols, report) -> None:
         )
     if extra:  # neither named nor counted: "drop one of your terms" would be the fix
         parts.append(Message("your formula counts something the answer does not"))
-    report(("text", _clauses(parts) if parts else None))
-
-
-def _clauses(parts: list[Message]) -> Message:
-    """The clauses one after another, "; " between them (each said in the page's language)."""
-    said = parts[0]
-    for part in parts[1:]:
-        said = Message("{said}; {clause}", said=said, clause=part)
-    return said
+    report(("text", clauses(parts) if parts else None))
 
 
 @functools.lru_cache(maxsize=2048)  # a cohort hands in the same few wrong formulas many times

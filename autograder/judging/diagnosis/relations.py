@@ -74,7 +74,7 @@ def find_factor(ctx: Context) -> Diagnosis | None:
             "factor",
             Message(
                 "your output is the reference times a constant (≈ {factor}): look for a wrong constant factor",
-                factor=f"{factors[0]:.3g}",
+                factor=format(factors[0], ".3g"),
             ),
         )
     return Diagnosis(
@@ -235,7 +235,7 @@ def find_precision(ctx: Context) -> Diagnosis | None:
             "only precision: your values agree with the reference to within "
             "{error} of their size, but not within the tolerance — look for "
             "float16/bfloat16, rounding, or an eps in the wrong place",
-            error=f"{worst:.1g}",
+            error=format(worst, ".1g"),
         ),
     )
 
@@ -347,7 +347,7 @@ def find_power(ctx: Context) -> Diagnosis | None:
             Message(
                 "your values are the reference's raised to one constant power (≈ {power}): "
                 "the base or the scale of the exponent is off (the sequence's shape is right)",
-                power=f"{powers[0]:.3g}",
+                power=format(powers[0], ".3g"),
             ),
         )
     return None
