@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from autograder.grading.notebook import StudentNotebook
 from autograder.i18n import Message
+from autograder.judging.argument_contract import read_modified
 from autograder.judging.outcome import Outcome
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox import wire
@@ -128,6 +129,10 @@ def _decode_results(event: dict, n_probes: int, notebook: StudentNotebook | None
                 results.append({"value": wire.decode_value(item["value"])})
             except (wire.WireError, ValueError) as exc:
                 results.append({"error": f"returned data could not be read ({exc})"})
+                continue
+            modified = read_modified(item.get("modified"))  # an argument changed in place
+            if modified is not None:
+                results[-1]["modified"] = modified
         elif isinstance(item, dict) and "timeout" in item:
             results.append({"timeout": str(item["timeout"])[:300]})
         else:

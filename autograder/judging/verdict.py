@@ -5,8 +5,9 @@ the question's comparator (all-or-nothing per question, as nbgrader grades a tes
 failing answer is compared with each known-wrong implementation; when one reproduces what the
 student returned, the feedback names that misconception instead of a bare "wrong"; when none
 does, ``judging.diagnosis.diagnose`` looks for how the values relate to the reference (a factor,
-a sign, axes, a shift, a mask, …). Nothing a student reads names a hidden probe function or a seed
-(``public_label``, ``without_hidden_names``).
+a sign, axes, a shift, a mask, …). An answer that modified an argument in place fails whatever
+it returned (``judging.argument_contract``: the argument is named). Nothing a student reads names
+a hidden probe function or a seed (``public_label``, ``without_hidden_names``).
 
 Every verdict's feedback is an ``autograder.i18n.Message``: English text that keeps its message id
 and arguments (the misconception's own text, from the problem set's catalogue; a diagnosis; the
@@ -19,6 +20,7 @@ from dataclasses import asdict, dataclass
 
 from autograder.i18n import Message
 from autograder.i18n.message import PROBLEM_SET, clauses
+from autograder.judging.argument_contract import first_modified, modified_feedback
 from autograder.judging.labels import public_label, without_hidden_names
 from autograder.judging.outcome import Outcome
 from autograder.spec import Probe, Question, as_args, to_plain
@@ -105,8 +107,15 @@ def matching_misconception(question: Question, probes: list[Probe], items: list[
 
 def judge(question: Question, probes: list[Probe], outcome: Outcome) -> QuestionResult:
     points = float(question.points)
+    modified = first_modified(outcome.results)  # the in-place contract (judging.argument_contract)
 
     def result(status: str, feedback: str, mis=None, diagnosis=None) -> QuestionResult:
+        if modified is not None and status == "passed":  # right values, but the caller's argument changed
+            status, feedback, diagnosis = "failed", modified_feedback(question, modified), "modifies_argument"
+        elif modified is not None and status == "failed":
+            feedback = Message(
+                "{verdict} — besides, {modified}", verdict=feedback, modified=modified_feedback(question, modified)
+            )
         score = points if status == "passed" else 0.0
         if isinstance(feedback, Message):
             feedback = feedback.map_text(lambda text: without_hidden_names(text, probes))

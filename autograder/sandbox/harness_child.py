@@ -22,6 +22,7 @@ import signal
 import sys
 import time
 
+import argument_changes
 import numpy as np
 import wire
 
@@ -339,13 +340,19 @@ def _answer_question(q: dict, namespace: dict) -> dict:
             q["args_as"],
         )
         kwargs = wire.decode_value(probe.get("kwargs") or {"$dict": []})
+        before = argument_changes.snapshot_call(args, kwargs)  # the in-place contract: compared after the call
         try:
             arm(remaining)
             results.append(_encoded(lambda: target(*args, **kwargs)))
         except SoftTimeout:
             results.append({"timeout": over})
+            continue
         finally:
             arm(0)
+        if "value" in results[-1]:
+            changed = argument_changes.changed_argument(before, target, len(args))
+            if changed is not None:
+                results[-1]["modified"] = changed
     return {"q": q["id"], "results": results}
 
 
