@@ -33,6 +33,8 @@ def sync(only=()):
         if only and ps.name not in only:
             continue
         name = f"{ps.name}.ipynb"
+        if not (ps / name).is_file():
+            continue  # release/<ps>_<lang>/: a translation (its locked code is the English release's)
         old = json.loads(subprocess.check_output(["git", "show", f"HEAD:release/{ps.name}/{name}"]))
         was, now = _locked(old), _locked(json.loads((ps / name).read_text()))
         moved = {g: (was[g], now[g]) for g in now if g in was and was[g] != now[g]}

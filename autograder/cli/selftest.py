@@ -63,4 +63,21 @@ def catalogues_complete(assignments) -> bool:
     for problem in problems:
         print(f"  - catalogue: {problem}")
     print(f"catalogues ({', '.join(TRANSLATED)}): " + (f"FAILED, {len(problems)} problems" if problems else "complete"))
+    notebook_catalogues(assignments)
     return not problems
+
+
+def notebook_catalogues(assignments) -> None:
+    """The released notebooks' text per language: a cell said in English is listed, not a failure
+    (a cell edited in English stays readable; `autograder release --extract --lang de` marks it)."""
+    from autograder.releasing.notebook_catalogue import notebook_catalogue_problems, notebook_languages
+
+    for assignment in assignments:
+        for lang in notebook_languages(assignment):
+            problems = notebook_catalogue_problems(assignment, lang)
+            for problem in problems:
+                print(f"  - notebook catalogue: {problem}")
+            print(
+                f"{assignment.name} notebook ({lang}): "
+                + (f"{len(problems)} cells to translate" if problems else "translated")
+            )

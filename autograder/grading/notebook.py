@@ -126,12 +126,39 @@ def _text(source) -> str:
     return source if isinstance(source, str) else ""
 
 
+def _translations(release_path: Path) -> list[Path]:
+    """The same notebook released in other languages (``release/<ps>_<lang>/``): a student of a
+    mixed cohort hands in one of them; its markdown differs, its code cells are the same."""
+    from autograder.i18n.language import LANGUAGES
+
+    folder = release_path.parent
+    return [
+        path for lang in LANGUAGES if (path := folder.parent / f"{folder.name}_{lang}" / release_path.name).is_file()
+    ]
+
+
+def _is_translation(folder: Path) -> bool:
+    """``release/ps4_alibi_de/``: another language's copy of ``release/ps4_alibi/``."""
+    from autograder.i18n.language import LANGUAGES
+
+    base, _, lang = folder.name.rpartition("_")
+    return bool(base) and lang in LANGUAGES and (folder.parent / base).is_dir()
+
+
 @functools.lru_cache(maxsize=32)
-def _release_cells(release_path: str) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
-    """(locked cells as (grade_id, source), grade_ids of answer and check cells)."""
+def _release_cells(release_path: str) -> tuple[tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
+    """(locked cells as (grade_id, its sources in every language released), grade_ids of answer
+    and check cells)."""
     nb = nbformat.read(release_path, as_version=4)
     metas = [(c.get("metadata", {}).get("nbgrader", {}), c.source) for c in nb.cells]
-    locked = tuple((m["grade_id"], src) for m, src in metas if m.get("locked"))
+    said = {}
+    for path in _translations(Path(release_path)):
+        for cell in nbformat.read(path, as_version=4).cells:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            said.setdefault(gid, set()).add(cell.source.strip())
+    locked = tuple(
+        (m["grade_id"], frozenset({src.strip(), *said.get(m["grade_id"], ())})) for m, src in metas if m.get("locked")
+    )
     graded = frozenset(m["grade_id"] for m, _ in metas if m.get("solution") or m.get("grade"))
     return locked, graded
 
@@ -157,7 +184,7 @@ def foreign_notebook(nb: StudentNotebook, release_path: Path) -> str | None:
     overlap = {
         folder.name: len(_graded_ids(path) & set(nb.grade_ids))
         for folder in sorted(Path(release_path).parent.parent.iterdir())
-        if folder.is_dir() and folder.name != this
+        if folder.is_dir() and folder.name != this and not _is_translation(folder)
         for path in sorted(folder.glob("*.ipynb"))[:1]
     }
     stamped = nb.released_as if nb.released_as and nb.released_as != this else None
@@ -181,10 +208,10 @@ def integrity_flags(nb: StudentNotebook, release_path: Path) -> list[str]:
     if graded and not graded & set(nb.grade_ids):
         return ["none of this problem set's cells were found: is this the notebook of another assignment?"]
     flags = []
-    for gid, source in locked:
+    for gid, sources in locked:
         if gid not in nb.sources:
             flags.append(f"locked cell {gid!r} was deleted")
-        elif nb.sources[gid].strip() != source.strip():
+        elif nb.sources[gid].strip() not in sources:
             flags.append(f"locked cell {gid!r} was modified")
     for gid in sorted({g for g in nb.grade_ids if nb.grade_ids.count(g) > 1}):
         flags.append(f"cell {gid!r} appears {nb.grade_ids.count(gid)} times")

@@ -13,20 +13,28 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.i18n import translate
 from autograder.releasing.student_validate import handin_steps
 
 HEADING = "## Handing in"
 
 
-def handin_markdown(notebook_name: str) -> str:
-    steps = handin_steps(Path(notebook_name).stem)
-    return "\n".join([HEADING, "", *(f"{n}. {step}" for n, step in enumerate(steps, 1))])
+def heading(lang: str = "en") -> str:
+    """``## Handing in`` in ``lang`` (validate.py's "Handing in:" line, without its colon)."""
+    return "## " + translate("Handing in:", lang).rstrip(":：").strip()
+
+
+def handin_markdown(notebook_name: str, lang: str = "en") -> str:
+    steps = handin_steps(Path(notebook_name).stem, lang)
+    return "\n".join([heading(lang), "", *(f"{n}. {step}" for n, step in enumerate(steps, 1))])
 
 
 def add_handin_instructions(ctx) -> None:
     """Insert the cell after the first (the introduction); a source that has one keeps its own."""
+    lang = getattr(ctx, "lang", "en")
     nb = nbformat.read(ctx.notebook, as_version=4)
-    if any(c.cell_type == "markdown" and c.source.startswith(HEADING) for c in nb.cells):
+    if any(c.cell_type == "markdown" and c.source.startswith((HEADING, heading(lang))) for c in nb.cells):
         return
-    nb.cells.insert(min(1, len(nb.cells)), nbformat.v4.new_markdown_cell(handin_markdown(ctx.assignment.notebook)))
+    cell = nbformat.v4.new_markdown_cell(handin_markdown(ctx.assignment.notebook, lang))
+    nb.cells.insert(min(1, len(nb.cells)), cell)
     nbformat.write(nb, ctx.notebook)

@@ -1,6 +1,9 @@
 """Source notebook -> student release, as ordered, named, replaceable stages.
 
 1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
+   ``translate_markdown``    a release in another language (``--lang de``): each markdown cell
+                             from the set's notebook catalogue (notebook_catalogue.py); code cells,
+                             grade ids, checksums and the answer key stay the English release's
    ``check_formula_symbols`` fails when a formula question accepts other symbols than its text offers
    ``add_formula_helper``    ships the formula grammar (``formula_check.py``) beside the notebook
    ``add_validate_helper``   ships ``validate.py`` (a student's validate step, nothing of the grader)
@@ -17,6 +20,7 @@
 5. ``verify_clean``          refuses a release that still holds solution code or hidden material
 
 The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
+English goes to ``release/<ps>/``, another language to ``release/<ps>_<lang>/`` (same notebook name).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
 from autograder.releasing.answer_key import answer_key_digest
 from autograder.releasing.handin_cell import add_handin_instructions
+from autograder.releasing.notebook_catalogue import notebook_languages, translate_markdown
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
 from autograder.spec import Assignment, ProblemSetError
 
@@ -60,6 +65,7 @@ class ReleaseContext:
     notebook: Path | None = None  # the source notebook being prepared
     release: Path | None = None  # the generated release folder
     db_url: str | None = None  # gradebook that records the assignment (default: a scratch one)
+    lang: str = "en"  # the markdown's language (README: Languages); the code is the same in every one
 
 
 def alembic_on_path() -> None:
@@ -184,7 +190,7 @@ def add_validate_helper(ctx: ReleaseContext) -> None:
     into it (no catalogue files to ship)."""
     from autograder.releasing.validate_bundle import standalone_validate
 
-    text = standalone_validate(notebook=ctx.assignment.notebook)
+    text = standalone_validate(lang=None if ctx.lang == "en" else ctx.lang, notebook=ctx.assignment.notebook)
     (ctx.notebook.parent / STUDENT_VALIDATE).write_text(text, encoding="utf-8")
 
 
@@ -231,7 +237,9 @@ def check_markdown_text(ctx: ReleaseContext) -> None:
 STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("copy_source", copy_source),
     ("check_markdown_text", check_markdown_text),
-    ("check_formula_symbols", check_formula_symbols),
+    ("check_formula_symbols", check_formula_symbols),  # reads the English text's phrasing
+    ("translate_markdown", translate_markdown),
+    ("check_translated_text", check_markdown_text),
     ("add_formula_helper", add_formula_helper),
     ("add_validate_helper", add_validate_helper),
     ("student_commands", student_commands),
@@ -243,9 +251,9 @@ STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
 ]
 
 
-def build_release(assignment: Assignment, workdir: Path, stages=STAGES) -> Path:
+def build_release(assignment: Assignment, workdir: Path, stages=STAGES, lang: str = "en") -> Path:
     """Run the stages in a scratch course directory; return the generated release folder."""
-    ctx = ReleaseContext(assignment, workdir)
+    ctx = ReleaseContext(assignment, workdir, lang=lang)
     for _name, stage in stages:
         stage(ctx)
     return ctx.release
@@ -263,13 +271,24 @@ def course_release_dir() -> Path:
     return find_course().release
 
 
-def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None) -> bool:
-    """Write the course's release/<name>/ (or, with check, report whether it is up to date).
-    True = up to date."""
+def release_folder(release_dir: Path, assignment: Assignment, lang: str = "en") -> Path:
+    """``release/<ps>/`` in English, ``release/<ps>_<lang>/`` in another language."""
+    return Path(release_dir) / (assignment.name if lang == "en" else f"{assignment.name}_{lang}")
+
+
+def release_languages(assignment: Assignment, lang: str | None = None) -> list[str]:
+    """What ``autograder release`` writes: English and every language the set's notebook has a
+    catalogue for, or only ``lang``."""
+    return [lang] if lang else ["en", *notebook_languages(assignment)]
+
+
+def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None, lang: str = "en") -> bool:
+    """Write the course's release/<name>/ (``lang``: release/<name>_<lang>/), or with check,
+    report whether it is up to date. True = up to date."""
     release_dir = release_dir or course_release_dir()
     with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
-        built = build_release(assignment, Path(tmp))
-        target = release_dir / assignment.name
+        built = build_release(assignment, Path(tmp), lang=lang)
+        target = release_folder(release_dir, assignment, lang)
         if _same_tree(built, target):
             return True
         if not check:

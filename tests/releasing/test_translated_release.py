@@ -1,0 +1,119 @@
+"""Released notebooks in other languages (issue 37): ``autograder release --lang de`` replaces the
+markdown from the set's notebook catalogue and nothing else. A cell whose English changed is
+released in English and listed, never silently kept in its old translation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from autograder.releasing.notebook_catalogue import (
+    cell_translations,
+    notebook_catalogue,
+    notebook_catalogue_problems,
+    notebook_languages,
+    structure_problem,
+    translate_markdown,
+    update_notebook_catalogue,
+)
+from autograder.spec import Assignment
+
+REPO = Path(__file__).resolve().parents[2]
+INTRO = "# PS0\n\nCompute `softmax(x)` with $\\sum_j p_j = 1$; see [the docs](https://pytorch.org)."
+ASK = "Answer in the symbols `d`, `h`."
+
+
+def synthetic_set(root: Path) -> Assignment:
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_markdown_cell("the instructor's model answer")
+    answer.metadata["nbgrader"] = {"grade_id": "essay", "solution": True, "grade": True, "points": 1}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(INTRO),
+        nbformat.v4.new_code_cell("# the checks say this in English\nx = 1"),
+        nbformat.v4.new_markdown_cell(ASK),
+        answer,
+    ]
+    (root / "ps0").mkdir()
+    nbformat.write(nb, root / "ps0" / "ps0.ipynb")
+    return Assignment(name="ps0", notebook="ps0.ipynb", questions=[], root=root)
+
+
+def translate(assignment: Assignment, entries: dict[str, str]) -> None:
+    """Fill the German catalogue as a translator would."""
+    from babel.messages.pofile import read_po, write_po
+
+    path = notebook_catalogue(assignment, "de")
+    catalog = read_po(path.open("rb"))
+    for msgid, msgstr in entries.items():
+        catalog[msgid].string = msgstr
+    write_po(path.open("wb"), catalog, width=100, no_location=True)
+
+
+def test_markdown_is_translated_code_and_answer_cells_are_not(tmp_path):
+    ps0 = synthetic_set(tmp_path)
+    update_notebook_catalogue(ps0, "de")
+    assert notebook_languages(ps0) == ["de"]
+    assert len(notebook_catalogue_problems(ps0, "de")) == 2  # both cells untranslated, said in English
+    german = INTRO.replace("Compute", "Berechnen Sie").replace("see", "siehe")
+    translate(ps0, {INTRO: german})
+    ctx = SimpleNamespace(assignment=ps0, lang="de", notebook=tmp_path / "work.ipynb")
+    ctx.notebook.write_bytes((ps0.source_dir / "ps0.ipynb").read_bytes())
+    translate_markdown(ctx)
+    cells = nbformat.read(ctx.notebook, as_version=4).cells
+    assert [c.source for c in cells] == [german, "# the checks say this in English\nx = 1", ASK, cells[3].source]
+    assert cells[3].source == "the instructor's model answer"  # nbgrader replaces it, in every language alike
+    problems = notebook_catalogue_problems(ps0, "de")
+    assert len(problems) == 1 and "cell 2 not translated (said in English)" in problems[0]
+
+
+def test_a_changed_english_cell_falls_back_to_english_and_is_listed(tmp_path):
+    ps0 = synthetic_set(tmp_path)
+    update_notebook_catalogue(ps0, "de")
+    translate(ps0, {INTRO: INTRO.replace("Compute", "Berechnen Sie"), ASK: "Antworten Sie in den Symbolen `d`, `h`."})
+    assert notebook_catalogue_problems(ps0, "de") == []
+    nb = nbformat.read(ps0.source_dir / "ps0.ipynb", as_version=4)
+    nb.cells[2].source = "Answer in the symbols `d`, `h`, `d_ff`."  # someone edits the English
+    nbformat.write(nb, ps0.source_dir / "ps0.ipynb")
+    assert nb.cells[2].source not in cell_translations(ps0, "de")  # released in English
+    assert "not translated" in notebook_catalogue_problems(ps0, "de")[0]
+    update_notebook_catalogue(ps0, "de")  # re-extracted: the old translation offered, marked fuzzy
+    text = notebook_catalogue(ps0, "de").read_text(encoding="utf-8")
+    assert "#, fuzzy" in text and '#| msgid "Answer in the symbols `d`, `h`."' in text
+    assert nb.cells[2].source not in cell_translations(ps0, "de")
+    assert "fuzzy" in notebook_catalogue_problems(ps0, "de")[0]
+
+
+def test_a_translation_keeps_code_formulas_and_links():
+    assert structure_problem(INTRO, INTRO.replace("Compute", "Berechnen Sie")) is None
+    assert "lost" in structure_problem(INTRO, INTRO.replace("`softmax(x)`", "softmax(x)"))
+    assert "lost" in structure_problem(INTRO, INTRO.replace("(https://pytorch.org)", "(https://pytorch.de)"))
+    assert "added" in structure_problem(ASK, ASK + " $d$")
+
+
+TRANSLATED_RELEASES = sorted(p for p in (REPO / "release").glob("*_*/*.ipynb") if p.parent.name != p.stem)
+
+
+@pytest.mark.parametrize("translated", TRANSLATED_RELEASES, ids=lambda p: p.parent.name)
+def test_a_translated_release_has_the_english_code_cells_and_metadata(translated):
+    """One gradebook grades a mixed cohort: every code cell (source, grade id, checksum, id) and the
+    notebook's metadata (the answer key's fingerprint) are the English release's, byte for byte;
+    a markdown cell differs in its text and in nbgrader's checksum of that text only."""
+    english = json.loads((REPO / "release" / translated.stem / translated.name).read_text(encoding="utf-8"))
+    other = json.loads(translated.read_text(encoding="utf-8"))
+    assert other["metadata"] == english["metadata"] and len(other["cells"]) == len(english["cells"])
+    for mine, theirs in zip(other["cells"], english["cells"], strict=True):
+        if theirs["cell_type"] == "code":
+            assert mine == theirs
+        else:
+            for cell in (mine, theirs):
+                cell["metadata"].get("nbgrader", {}).pop("checksum", None)
+            assert (mine["id"], mine["metadata"]) == (theirs["id"], theirs["metadata"])
+    assert other["cells"] != english["cells"]  # it is translated
+    shipped = {p.name for p in translated.parent.iterdir()}
+    assert shipped == {p.name for p in (REPO / "release" / translated.stem).iterdir()}
+    language = translated.parent.name.rpartition("_")[2]
+    assert f'LANGUAGE = "{language}"' in (translated.parent / "validate.py").read_text(encoding="utf-8")
