@@ -17,9 +17,11 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``feed_forward``   part 2, the position-wise FFN (``feed_forward``)
 * ``attention``      part 3, multi-head attention (``multi_head_attention``)
 * ``masks``          part 4, the causal and key padding masks (``causal_mask``, ``padding_mask``)
+* ``translation_steps`` part 4a (b), 001's "Ich liebe dich": what each decoder step may attend to
 * ``mask_bugs``      part 4b, documents 001's and 003's mask bugs predicted, and ``masked_softmax``
 * ``dropout``        part 4c, inverted dropout on the attention weights (``attention_dropout``)
 * ``encoder_layer``  part 5, a Pre-LN encoder layer (``encoder_layer``)
+* ``bank_context``   part 5a, 001's "bank": does its vector change with its place or its context?
 * ``decoder_layer``  part 6, a Pre-LN decoder layer (``decoder_layer``)
 * ``decoding``       parts 7 and 9, greedy decoding and beam search on ``tiny_lm``'s fixed model
 * ``kv_cache``       part 7b, attention with a KV cache (``attend_with_cache``) and its size
@@ -38,6 +40,7 @@ from autograder.authoring import Assignment
 
 from . import (
     attention,
+    bank_context,
     decoder_layer,
     decoding,
     dropout,
@@ -49,6 +52,7 @@ from . import (
     masks,
     sampling,
     training,
+    translation_steps,
 )
 
 ASSIGNMENT = Assignment(
@@ -59,9 +63,11 @@ ASSIGNMENT = Assignment(
         *feed_forward.QUESTIONS,
         *attention.QUESTIONS,
         *masks.QUESTIONS,
+        *translation_steps.QUESTIONS,
         *mask_bugs.QUESTIONS,
         *dropout.QUESTIONS,
         *encoder_layer.QUESTIONS,
+        *bank_context.QUESTIONS,
         *decoder_layer.QUESTIONS,
         *decoding.QUESTIONS,  # greedy_decode, beam_search: the loader puts them in notebook order
         *kv_cache.QUESTIONS,

@@ -2,14 +2,16 @@
 checked against the documents' own code run as printed and against ``solutions/``: 003's
 ``triu(ones) * -inf`` mask, 001's padding example and its mask of 1.0, −1e9 against −∞ on a fully
 masked row, inverted dropout (expected row sums over many seeds), the KV cache (incremental
-equals full recomputation), the tie rules of top-k and top-p, and the zero budgets of decoding."""
+equals full recomputation), the tie rules of top-k and top-p, the zero budgets of decoding,
+001's "Ich liebe dich" steps against nn.Transformer's own causal mask, and 001's "bank" (the
+notebook's locked layer is the grader's; float32 noise far from the stated tolerance)."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from assignments.ps6_build import decoding, dropout, kv_cache, mask_bugs, sampling
+from assignments.ps6_build import bank_context, decoding, dropout, kv_cache, mask_bugs, sampling, translation_steps
 from autograder.spec import as_args, load_assignment
 from solutions.attention import AttentionConfig
 from solutions.decoding import top_k_filter, top_p_filter
@@ -162,3 +164,31 @@ def test_decoder_self_mask_is_the_reference_transformers_and_torchs_tgt_masks():
     got = ours(x, memory, model_mask, None)
     real = tokens != 0
     torch.testing.assert_close(got[real], expected[real], atol=1e-5, rtol=0)
+
+
+def test_translation_steps_follow_torchs_causal_mask_and_document_001_is_named():
+    blocked = torch.nn.Transformer.generate_square_subsequent_mask(4)  # −inf above the diagonal
+    inputs, expected = translation_steps.DECODER_INPUT, translation_steps.translation_steps_001()
+    for i, token in enumerate(translation_steps.TARGET):
+        assert expected["may_attend"][token] == [inputs[j] for j in range(4) if blocked[i, j] == 0]
+    assert expected["hidden_in_training"] == ["dich"]
+    doc = misconception("translation_steps_001", "document_001").wrong()
+    assert "liebe" not in doc["may_attend"]["dich"] and "liebe" in doc["hidden_in_training"]
+
+
+def test_bank_layer_is_the_notebooks_and_the_verdicts_sit_far_from_the_tolerance():
+    import json
+
+    cells = json.loads((PS6.source_dir / PS6.notebook).read_text())["cells"]
+    data = next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "bank_data")
+    assert "".join(data["source"]).strip() == bank_context.BANK_SOURCE.strip()
+    for key, (a, b) in bank_context.bank_vectors().items():
+        ratio = float((a - b).abs().max() / a.abs().max())
+        tol = bank_context.RELATIVE_TOLERANCE
+        assert ratio > 100 * tol or ratio < tol / 100, (key, ratio)  # float32 noise ~2e-7, changes > 0.2
+    assert bank_context.bank_001() == {
+        "context": True,
+        "position": False,
+        "context_with_pe": True,
+        "position_with_pe": True,
+    }
