@@ -116,7 +116,7 @@ def update_notebook_catalogue(assignment: Assignment, lang: str) -> Path:
 
 # ---------------------------------------------------------------- what a translation must keep
 
-_CODE = re.compile(r"`+[^`\n]+?`+")
+_CODE = re.compile(r"`+[^`]+?`+")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)|https?://[^\s)>\]]+")
 
@@ -124,7 +124,8 @@ _LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)|https?://[^\s)>\]]+")
 def kept_parts(text: str) -> set[str]:
     """What a translation must carry over unchanged: code spans, formulas and link targets."""
     without_code = _CODE.sub(" ", text)
-    return {*_CODE.findall(text), *_MATH.findall(without_code), *_LINK_TARGET.findall(without_code)} - {""}
+    found = {*_CODE.findall(text), *_MATH.findall(without_code), *_LINK_TARGET.findall(without_code)}
+    return {" ".join(part.split()) for part in found} - {""}  # a line break inside is a space
 
 
 def structure_problem(msgid: str, msgstr: str) -> str | None:
