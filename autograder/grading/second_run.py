@@ -29,10 +29,11 @@ import dataclasses
 from collections.abc import Callable
 
 from autograder.grading.runner import ask_again
+from autograder.i18n import N_, Message
 from autograder.judging.verdict import QuestionResult
 from autograder.spec import Assignment, Probe, Question
 
-_ORDINAL = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+_ORDINAL = {3: N_("third"), 4: N_("fourth"), 5: N_("fifth")}
 
 
 def to_rerun(assignment: Assignment, results: dict[str, QuestionResult]) -> list[Question]:
@@ -49,21 +50,39 @@ def to_rerun(assignment: Assignment, results: dict[str, QuestionResult]) -> list
 
 def better_of_two(first: QuestionResult, again: QuestionResult, run: int = 2) -> QuestionResult:
     """The verdict that counts once run ``run`` (2, 3, …) is judged; ``first`` is the first run's."""
-    ordinal = _ORDINAL.get(run, f"{run}th")
-    if again.status == "passed":
-        earlier = "The first run" if run == 2 else f"The first {run - 1} runs"
-        return dataclasses.replace(
-            again,
-            feedback=f"correct on a {ordinal} training run, with another seed drawn for you. {earlier} "
-            f"fell short: {first.feedback} Your training depends on its seed: the best run counts "
+    if again.status == "passed" and run == 2:
+        feedback = Message(
+            "correct on a second training run, with another seed drawn for you. The first run "
+            "fell short: {feedback} Your training depends on its seed: the best run counts "
             "here, but make it steadier.",
+            feedback=first.feedback,
         )
-    others = "A second training run" if run == 2 else f"{run - 1} more training runs"
-    return dataclasses.replace(
-        first,
-        feedback=f"{first.feedback} ({others}, each with another seed drawn for you, fell short "
-        "too: the recipe, not the seed, needs the change.)",
-    )
+        return dataclasses.replace(again, feedback=feedback)
+    if again.status == "passed":
+        ordinal = Message(_ORDINAL[run]) if run in _ORDINAL else Message("{n}th", n=run)
+        feedback = Message(
+            "correct on a {ordinal} training run, with another seed drawn for you. The first {runs} runs "
+            "fell short: {feedback} Your training depends on its seed: the best run counts "
+            "here, but make it steadier.",
+            ordinal=ordinal,
+            runs=run - 1,
+            feedback=first.feedback,
+        )
+        return dataclasses.replace(again, feedback=feedback)
+    if run == 2:
+        feedback = Message(
+            "{feedback} (A second training run, each with another seed drawn for you, fell short "
+            "too: the recipe, not the seed, needs the change.)",
+            feedback=first.feedback,
+        )
+    else:
+        feedback = Message(
+            "{feedback} ({runs} more training runs, each with another seed drawn for you, fell short "
+            "too: the recipe, not the seed, needs the change.)",
+            feedback=first.feedback,
+            runs=run - 1,
+        )
+    return dataclasses.replace(first, feedback=feedback)
 
 
 def apply_second_runs(
