@@ -119,7 +119,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
     if record.get("flag"):  # nothing for a grader to read: 0, out of formgrader's manual queue
         for gid in pending_entries(assignment):
             record["questions"][gid].update(
-                score=0.0, status=UNANSWERED, feedback=f"not graded: {record['flag_reason']}"
+                score=0.0, status=UNANSWERED, feedback=Message("not graded: {reason}", reason=record["flag_reason"])
             )
     record["seconds"] = round(time.monotonic() - started, 4)
     return record
