@@ -117,10 +117,9 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
         reason = f"{sub.notebook.name} holds none of {assignment.name}'s cells and scored 0: another assignment's?"
         record.update(flag="wrong_assignment", flag_reason=reason)
     if record.get("flag"):  # nothing for a grader to read: 0, out of formgrader's manual queue
+        said = Message("not graded: {reason}", reason=record["flag_reason"])
         for gid in pending_entries(assignment):
-            record["questions"][gid].update(
-                score=0.0, status=UNANSWERED, feedback=Message("not graded: {reason}", reason=record["flag_reason"])
-            )
+            record["questions"][gid].update(score=0.0, status=UNANSWERED, feedback=str(said), message=said.to_json())
     record["seconds"] = round(time.monotonic() - started, 4)
     return record
 
