@@ -4,7 +4,9 @@ The warm worker (``harness.py``, the zygote) imports this module once, so numpy,
 IPython shell are loaded before any fork; for every job it forks a child that calls
 :func:`run_child`. The child closes every descriptor but its result pipe, drops to an
 unprivileged uid under rlimits, executes the notebook's cells as a Jupyter kernel would, calls
-the student's answers on the probe inputs and streams back *plain data* only (``wire.py``).
+the student's answers on the probe inputs and streams back *plain data* only (``wire.py``): what
+each call returned and, when a call changed one of its arguments in place, which one
+(``argument_changes.py``; the grader reaches the verdict).
 
 Like the harness, this file runs inside the sandbox: standard library, numpy and (optional)
 torch only, nothing from ``autograder``.
