@@ -22,6 +22,7 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``pre_ln``             part 4b, what Pre-LN with a final LayerNorm per stack adds to the count
 * ``real_models``        part 4c, BERT-base, GPT-2 small and Transformer base against their papers
 * ``document_000_counts`` part 4d, document 000's own count corrected, its wrong lines
+* ``gemma2_row``         part 4e, document 001's Gemma-2 row: one layer counted, the layers read off the totals
 * ``cost``               part 5, FLOPs and score entries of attention, growth when T doubles
 * ``dense``              part 6, self-attention against a dense layer, sparsity measured
 * ``common``             the student's configuration, the builder of a formula question
@@ -36,6 +37,7 @@ from . import (
     cost,
     dense,
     document_000_counts,
+    gemma2_row,
     layer_structure,
     parameter_counts,
     parameter_formulas,
@@ -68,6 +70,7 @@ ASSIGNMENT = Assignment(
         *pre_ln.QUESTIONS,
         *real_models.QUESTIONS,
         *document_000_counts.QUESTIONS,
+        *gemma2_row.QUESTIONS,
         *cost.QUESTIONS,
         *dense.QUESTIONS,
     ],

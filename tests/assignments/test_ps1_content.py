@@ -240,3 +240,32 @@ def test_scale_tester_is_not_charged_for_a_wrong_sdpa(ps1, tmp_path):
     assert questions["scale_tester"]["status"] == "passed" and questions["scale_tester"]["root_cause"]
     failed = {gid for gid, q in questions.items() if q["status"] not in ("passed", "pending")}
     assert failed == {"sdpa"}
+
+
+class _GemmaLikeLayer(torch.nn.Module):
+    """A layer laid out as the notebook states Gemma-2's: grouped-query attention, GeGLU, four
+    RMSNorm gains, no biases (small sizes: only its parameter count is used)."""
+
+    def __init__(self, d, h, h_kv, d_h, d_ff):
+        super().__init__()
+        linear = lambda i, o: torch.nn.Linear(i, o, bias=False)  # noqa: E731
+        self.q, self.k, self.v, self.o = (
+            linear(d, h * d_h),
+            linear(d, h_kv * d_h),
+            linear(d, h_kv * d_h),
+            linear(h * d_h, d),
+        )
+        self.gate, self.up, self.down = linear(d, d_ff), linear(d, d_ff), linear(d_ff, d)
+        self.norms = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(d)) for _ in range(4)])
+
+
+def test_gemma2_layer_count_is_a_torch_layers_and_001s_row_is_rejected(ps1):
+    gemma2 = problem_set_module(ps1).gemma2_row
+    for cfg in [(12, 4, 2, 5, 20), (16, 2, 1, 6, 40)]:  # d ≠ h·d_h, as in Gemma-2
+        assert gemma2.layer_params(*cfg) == sum(p.numel() for p in _GemmaLikeLayer(*cfg).parameters())
+    expected = gemma2.gemma2_001()
+    assert expected["layers"] == [26, 46]  # 2b: 26, 9b: 42, 27b: 46 (Gemma 1: 18 and 28)
+    question = ps1.question("gemma2_001")
+    probes = question.probes_for(STUDENT, ps1)
+    doc = next(m for m in question.misconceptions if m.name == "document_001_row")
+    assert judge(question, probes, known_wrong_outcome(question, probes, doc.wrong)).misconception == doc.name
