@@ -70,12 +70,30 @@ def notebook_messages(assignment: Assignment) -> list[str]:
     return list(dict.fromkeys(text for _label, text in source_cells(assignment) if text.strip()))
 
 
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def read_catalogue(path: Path):
+    """A notebook catalogue as Babel reads it, with each fuzzy entry's previous English (``#|``
+    lines, which Babel's reader keeps as comments) restored as its ``previous_id``."""
+    from babel.messages.pofile import unescape
+
+    catalog = read_po(path)
+    for message in catalog:
+        previous = " ".join(c[1:].strip() for c in message.user_comments if c.startswith("|"))
+        if previous:
+            message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
+            if previous.startswith("msgid "):
+                message.previous_id = ["".join(unescape(f'"{part}"') for part in _QUOTED.findall(previous))]
+    return catalog
+
+
 def cell_translations(assignment: Assignment, lang: str) -> dict[str, str]:
     """English cell text -> its translation (only complete, checked ones: not fuzzy, not empty)."""
     path = notebook_catalogue(assignment, lang)
     if not path.is_file():
         return {}
-    return {m.id: m.string for m in read_po(path) if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+    return {m.id: m.string for m in read_catalogue(path) if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
 
 
 def update_notebook_catalogue(assignment: Assignment, lang: str) -> Path:
@@ -89,9 +107,13 @@ def update_notebook_catalogue(assignment: Assignment, lang: str) -> Path:
         if text.strip() and template.get(text) is None:
             template.add(text, auto_comments=[label])
     if path.is_file():
-        catalog = read_po(path)
+        catalog = read_catalogue(path)
         creation = catalog.creation_date
+        previous = {m.id: m.previous_id for m in catalog if m.id and m.fuzzy and m.previous_id}
         catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
+        for message in catalog:  # Babel's merge forgets it where the English did not change again
+            if message.fuzzy and not message.previous_id and message.id in previous:
+                message.previous_id = previous[message.id]
         catalog.creation_date = creation  # no churn: the file changes when its messages do
     else:
         catalog = Catalog(
@@ -142,7 +164,7 @@ def notebook_catalogue_problems(assignment: Assignment, lang: str) -> list[str]:
     path = notebook_catalogue(assignment, lang)
     if not path.is_file():
         return [f"{path}: missing (every cell said in English)"]
-    catalog = read_po(path)
+    catalog = read_catalogue(path)
     problems = []
     for label, text in source_cells(assignment):
         if not text.strip():

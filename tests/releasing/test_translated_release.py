@@ -85,6 +85,8 @@ def test_a_changed_english_cell_falls_back_to_english_and_is_listed(tmp_path):
     assert "#, fuzzy" in text and '#| msgid "Answer in the symbols `d`, `h`."' in text
     assert nb.cells[2].source not in cell_translations(ps0, "de")
     assert "fuzzy" in notebook_catalogue_problems(ps0, "de")[0]
+    update_notebook_catalogue(ps0, "de")  # re-extracted before anyone checked it: unchanged
+    assert notebook_catalogue(ps0, "de").read_text(encoding="utf-8") == text
 
 
 def test_a_translation_keeps_code_formulas_and_links():
