@@ -56,3 +56,21 @@ def test_a_problem_sets_own_texts_are_translated_beside_it():
     german = say(stored, "de", problem_set=ps5.name)
     assert german.startswith("Ihr Tester") and german.endswith("(x)")
     assert say(stored, "ko", problem_set=ps5.name) == f"{mistake.feedback} (x)"  # no Korean catalogue: English
+
+
+def test_ps1_and_ps6_are_translated_into_every_language(ps1):
+    """PS1's and PS6's titles, misconception feedback and formula concepts, in all five languages;
+    a diagnosis said inside a verdict comes out translated to the last word."""
+    ps6 = load_assignment("ps6")
+    for assignment in (ps1, ps6):
+        assert problem_set_languages(assignment) == list(TRANSLATED), assignment.name
+        assert problem_set_problems(assignment) == [], assignment.name
+    concept = next(q.compare.concept for q in ps1.questions if getattr(q.compare, "concept", ""))
+    assert say(Message(concept, PROBLEM_SET), "tr", problem_set=ps1.name) != concept
+    from autograder.judging.diagnosis.relations import SHIFTS
+
+    verdict = Message("`{answer}` does not match the reference: {diagnosis}", answer="sdpa", diagnosis=SHIFTS[False])
+    assert say(verdict, "de") == (
+        "`sdpa` stimmt nicht mit der Referenz überein: Ihre Ausgabe ist die Referenz um eine Position verschoben "
+        "(jeder Eintrag steht eine Stelle früher): ein Off-by-one-Fehler in einem Index"
+    )
