@@ -115,7 +115,82 @@ def test_a_translated_release_has_the_english_code_cells_and_metadata(translated
                 cell["metadata"].get("nbgrader", {}).pop("checksum", None)
             assert (mine["id"], mine["metadata"]) == (theirs["id"], theirs["metadata"])
     assert other["cells"] != english["cells"]  # it is translated
+    from nbgrader.utils import compute_checksum
+
+    for cell in nbformat.read(translated, as_version=4).cells:  # what `nbgrader validate` checks of locked text
+        if "checksum" in cell.metadata.get("nbgrader", {}):
+            assert compute_checksum(cell) == cell.metadata.nbgrader.checksum, cell.metadata.nbgrader.grade_id
     shipped = {p.name for p in translated.parent.iterdir()}
     assert shipped == {p.name for p in (REPO / "release" / translated.stem).iterdir()}
     language = translated.parent.name.rpartition("_")[2]
     assert f'LANGUAGE = "{language}"' in (translated.parent / "validate.py").read_text(encoding="utf-8")
+
+
+def answered(release_notebook: Path, answers: dict[str, str]):
+    """A released notebook with its solution cells replaced, as a student hands it in."""
+    nb = nbformat.read(release_notebook, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+    return nb
+
+
+GRADED_IN_GERMAN = "ps5_equivariance"  # a small set: one notebook run per language
+TIMING = ("notebook", "sandbox_seconds", "sandbox_cpu_seconds", "attempts", "seconds")
+
+
+@pytest.mark.skipif(not (REPO / "release" / f"{GRADED_IN_GERMAN}_de").is_dir(), reason="no German release of the set")
+def test_the_same_answers_from_the_german_release_get_the_same_results(tmp_path):
+    """One gradebook, a mixed cohort: a student's answers in the German release are graded against
+    the course's (English) release exactly as in the English one — scores, statuses, feedback,
+    no "locked cell modified" flag for the translated text. A known-wrong student's answers, so
+    that the feedback has something to say."""
+    from autograder.grading.submission import grade_one
+    from autograder.intake.submission import Submission
+    from autograder.releasing.sample_submissions import write_submission
+    from autograder.sandbox.pool import SandboxConfig, Worker
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(GRADED_IN_GERMAN)
+    student = (
+        REPO
+        / "tests/assignments/students"
+        / assignment.name
+        / "wrong_mc_invariant"
+        / assignment.name
+        / assignment.notebook
+    )
+    answers = {
+        c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+        for c in json.loads(student.read_text(encoding="utf-8"))["cells"]
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
+    records = {}
+    worker = Worker(0, SandboxConfig())
+    try:
+        for folder in (assignment.name, f"{assignment.name}_de"):
+            nb = answered(REPO / "release" / folder / assignment.notebook, answers)
+            path = write_submission(tmp_path / folder, "mia", assignment, nb)
+            record = grade_one(worker, assignment, Submission("mia", path))
+            records[folder] = {k: v for k, v in record.items() if k not in TIMING}
+    finally:
+        worker.stop()
+    english, german = records.values()
+    assert german == english
+    assert "flags" not in german and 0 < german["score"] < assignment.max_score
+
+
+@pytest.mark.skipif(not (REPO / "release" / f"{GRADED_IN_GERMAN}_de").is_dir(), reason="no German release of the set")
+def test_the_solved_german_notebook_validates(tmp_path, capsys):
+    """The shipped validate step (validate.py's code) passes on the German release with the
+    solution filled in, and reports in German (the release's LANGUAGE)."""
+    from autograder.releasing import student_validate
+    from autograder.releasing.sample_submissions import solution_sources
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(GRADED_IN_GERMAN)
+    german = REPO / "release" / f"{assignment.name}_de"
+    nbformat.write(answered(german / assignment.notebook, solution_sources(assignment)), tmp_path / assignment.notebook)
+    assert student_validate.validate(str(tmp_path / assignment.notebook), lang="de") == 0
+    assert "sichtbare Tests bestanden" in capsys.readouterr().out
