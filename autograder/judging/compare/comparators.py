@@ -298,10 +298,22 @@ class IntegerArray(AllClose):
 
     atol: float = 0.0
     rtol: float = 0.0
+    # the answer is a selection (which heads, which positions): how many it holds is part of the
+    # answer, so neither the released check nor the feedback states the expected length
+    length_is_answer: bool = False
+
+    def value_lines(self, expr: str, value: Any, samples: list[Any] | None = None) -> list[str]:
+        lines = super().value_lines(expr, value, samples)
+        if not self.length_is_answer:
+            return lines
+        return [line for line in lines if not line.startswith(f"assert len({expr}) ==")]
 
     def __call__(self, got: Any, expected: Any) -> Check:
         exp = np.asarray(expected)
         arr = _as_array(got)
+        if self.length_is_answer and (arr is None or arr.shape != exp.shape):
+            shown = repr(got)
+            return Check(False, Message("{answer} is not the expected value", answer=shown[:80]))
         if arr is None or arr.dtype.kind not in "iuf":
             return Check(
                 False,

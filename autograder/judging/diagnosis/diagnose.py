@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from autograder.i18n import Message
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.judging.diagnosis.circumstances import separating_circumstance
+from autograder.judging.diagnosis.extents import find_length_offset, find_reshaped
 from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
     find_diagonal,
@@ -52,6 +55,7 @@ from autograder.judging.diagnosis.reruns import (
     find_primitive_variants,
     find_rounded_weights,
 )
+from autograder.judging.diagnosis.zero_input import find_right_only_at_zero
 from autograder.spec import Probe, Question
 
 __all__ = ["Diagnosis", "diagnose"]
@@ -77,12 +81,15 @@ FINDERS = (
     find_masked_rows,
     find_edge,
     find_input_region,
+    find_right_only_at_zero,
     find_stripes,
     find_diagonal,
     find_agreeing_prefix,
     find_lengths,
     find_stops,
     find_shape,
+    find_length_offset,
+    find_reshaped,
     find_other_axis,
     find_nan,
 )
@@ -107,12 +114,21 @@ def diagnose(question: Question, probes: list[Probe], values: list[Any]) -> Diag
             return None
     if not cases:
         return None
+    if getattr(question.compare, "length_is_answer", False) and any(_shape(c.got) != _shape(c.expected) for c in cases):
+        return None  # how many entries it holds is part of the answer: no diagnosis may say it
     found = _first_finding(Context(question, cases))
     if found is not None:
         return found
     # No relation explains every wrong probe: none is claimed (one that fits only some of them —
     # a relative shift by |k| that looks like a transpose on one square probe — would mislead).
     return wrong_when(question, probes, cases) or which_inputs(question, probes, cases)
+
+
+def _shape(value: Any) -> tuple | None:
+    try:
+        return np.shape(value)
+    except Exception:  # noqa: BLE001 - ragged or unreadable: no shape
+        return None
 
 
 def wrong_when(question: Question, probes: list[Probe], cases: list[Case]) -> Diagnosis | None:

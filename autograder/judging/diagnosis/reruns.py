@@ -196,6 +196,15 @@ def _argument_candidates(ctx: Context, index: int, name: str, default, value) ->
             (Message("your answer uses `{name}` off by one (as if it were `{name}` + 1)", name=name), lambda v: v + 1),
             (Message("your answer uses `{name}` off by one (as if it were `{name}` − 1)", name=name), lambda v: v - 1),
         ]
+        # a size counted twice or halved (d where d/2 pairs belong, or pairs where d dimensions do);
+        # an odd value cannot be halved, and a probe that cannot be re-run explains nothing
+        out += [
+            (Message("your answer behaves as if `{name}` were twice as large", name=name), lambda v: 2 * v),
+            (
+                Message("your answer behaves as if `{name}` were half as large", name=name),
+                _half,
+            ),
+        ]
     if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim >= 1:
         out += _index_array_candidates(name)
     if isinstance(value, str):  # an option: the answer does what another of its values asks
@@ -205,6 +214,12 @@ def _argument_candidates(ctx: Context, index: int, name: str, default, value) ->
             (Message("your answer uses 1/`{name}` where `{name}` belongs", name=name), lambda v: 1.0 / v if v else v)
         ]
     return out
+
+
+def _half(value: int) -> int:
+    if value % 2:
+        raise ValueError("an odd size has no half")  # the re-run fails: this candidate explains nothing
+    return value // 2
 
 
 def _unused_candidates(ctx: Context, index: int, name: str, default) -> list[tuple[Message, object]]:

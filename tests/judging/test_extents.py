@@ -1,0 +1,78 @@
+"""Engine diagnoses of issue 36 (round 5): an answer short or long by the same count along one axis,
+empty, or the reference's entries in another shape (``diagnosis/extents.py``); a size argument used
+twice or half as large (``reruns.find_argument``); right only where the input is 0
+(``diagnosis/zero_input.py``); and a selection whose length is part of the answer, which neither
+the released check nor the feedback states."""
+
+import dataclasses
+
+import numpy as np
+import torch
+
+from autograder.judging.instructor_answers import known_wrong_outcome
+from autograder.judging.verdict import judge
+from autograder.spec import load_assignment
+
+STUDENT = "extents-student"
+
+
+def _verdict(ps: str, grade_id: str, wrong):
+    assignment = load_assignment(ps)
+    question = dataclasses.replace(assignment.question(grade_id), misconceptions=())
+    probes = question.probes_for(STUDENT, assignment)
+    return question, judge(question, probes, known_wrong_outcome(question, probes, wrong))
+
+
+def _slopes(n_heads, start=1, stop_offset=1):
+    """PS4's slopes, the range of heads changed (for powers of two and the interleaved rest alike)."""
+    import math
+
+    def power_of_two(n):
+        return [2.0 ** (-8.0 * h / n) for h in range(start, n + stop_offset)]
+
+    if math.log2(n_heads).is_integer():
+        slopes = power_of_two(n_heads)
+    else:
+        c = 2 ** math.floor(math.log2(n_heads))
+        slopes = power_of_two(c) + power_of_two(2 * c)[0::2][: n_heads - c]
+    return torch.tensor(slopes, dtype=torch.float64)
+
+
+def test_a_length_off_by_one_on_every_input_is_named_though_the_entries_differ():
+    _, res = _verdict("ps4_alibi", "alibi_slopes", lambda n: _slopes(n, start=2))
+    assert res.diagnosis == "shape" and "one entry too few" in res.feedback, res.feedback
+
+
+def test_the_same_count_too_few_and_an_empty_output():
+    _, res = _verdict("ps4_alibi", "alibi_slopes", lambda n: _slopes(n, stop_offset=-1))
+    assert res.diagnosis == "shape" and "2 entries too few" in res.feedback, res.feedback
+    _, res = _verdict("ps4_alibi", "alibi_slopes", lambda n: torch.zeros(0, dtype=torch.float64))
+    assert res.diagnosis == "shape" and "is empty" in res.feedback, res.feedback
+
+
+def test_the_entries_in_another_shape():
+    assignment = load_assignment("ps3_rope")
+    reference = assignment.question("rope_permutation").reference
+    _, res = _verdict("ps3_rope", "rope_permutation", lambda d: torch.as_tensor(reference(d)).reshape(2, -1))
+    assert res.diagnosis == "shape" and "another shape" in res.feedback, res.feedback
+
+
+def test_a_size_twice_as_large_and_right_only_at_distance_zero():
+    from assignments.ps2_positional.similarity import similarity
+
+    _, res = _verdict("ps2_positional", "similarity", lambda p, dist, d, base=10000.0: similarity(p, dist, 2 * d, base))
+    assert res.diagnosis == "argument" and "`d` were twice as large" in res.feedback, res.feedback
+
+    def frequencies_off(p, distances, d, base=10000.0):
+        omega = float(base) ** -np.arange(d // 2, dtype=np.float64)  # the exponent's scale dropped
+        return np.cos(np.outer(np.asarray(distances, dtype=np.float64), omega)).sum(-1)
+
+    _, res = _verdict("ps2_positional", "similarity", frequencies_off)
+    assert "right only where the input is 0" in res.feedback, res.feedback
+
+
+def test_a_selection_keeps_its_length_to_itself():
+    question, res = _verdict("ps4_alibi", "heads_past_training_length", lambda: [6, 7, 8])
+    assert res.status == "failed" and "entr" not in res.feedback and "shape" not in res.feedback, res.feedback
+    lines = question.compare.value_lines("heads", question.expected(question.probes_for(STUDENT, None)[0]))
+    assert not any("len(" in line for line in lines), lines
