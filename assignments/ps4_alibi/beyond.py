@@ -129,7 +129,7 @@ QUESTIONS = [
         title="Which heads look past the training length?",
         call=False,
         reference=heads_past_training_length,
-        compare=IntegerArray(),
+        compare=IntegerArray(length_is_answer=True),  # how many heads is part of the answer
         misconceptions=(
             Misconception(
                 "zero_based_heads",
