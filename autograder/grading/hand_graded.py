@@ -16,12 +16,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.i18n import Message
 from autograder.spec import Assignment
 
 PENDING = "pending"
-PENDING_FEEDBACK = "graded by hand — these points are still to come"
+PENDING_FEEDBACK = Message("graded by hand — these points are still to come")
 UNANSWERED = "unanswered"
-UNANSWERED_FEEDBACK = "No response: this answer was handed in as released, which scores 0."
+UNANSWERED_FEEDBACK = Message("No response: this answer was handed in as released, which scores 0.")
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,16 @@ def pending_entries(assignment: Assignment, notebook: Path | None = None) -> dic
     given the submitted ``notebook``, ``unanswered`` (0, as nbgrader scores it) for a cell
     handed in as released."""
     blank = left_unanswered(notebook) if notebook is not None else set()
+    said = {
+        h.grade_id: UNANSWERED_FEEDBACK if h.grade_id in blank else PENDING_FEEDBACK for h in hand_graded(assignment)
+    }
     return {
         h.grade_id: {
             "score": 0.0,
             "max_score": h.points,
             "status": UNANSWERED if h.grade_id in blank else PENDING,
-            "feedback": UNANSWERED_FEEDBACK if h.grade_id in blank else PENDING_FEEDBACK,
+            "feedback": str(said[h.grade_id]),
+            "message": said[h.grade_id].to_json(),  # said in the student's language on the feedback page
             "misconception": None,
         }
         for h in hand_graded(assignment)

@@ -33,12 +33,13 @@ from pathlib import Path
 
 from autograder.errors import AutograderError
 from autograder.grading.hand_graded import PENDING, UNANSWERED, UNANSWERED_FEEDBACK, hand_graded
+from autograder.i18n import Message
 from autograder.intake.roster import Roster
 from autograder.outputs.gradebook import as_db_url, find_course
 from autograder.spec import Assignment
 
 GRADED = "graded"
-HAND_GRADED_FEEDBACK = "graded by hand"
+HAND_GRADED_FEEDBACK = Message("graded by hand")
 NOT_HANDED_IN = "nothing was handed in for this question"
 
 
@@ -195,9 +196,11 @@ def _from_gradebook(gb, assignment: Assignment, submission, rec: dict, hand: set
 
 def _hand_graded(grade, comment: str) -> dict:
     if grade.manual_score is not None:
-        return {"status": GRADED, "feedback": comment or HAND_GRADED_FEEDBACK}
+        if comment:  # the grader's own words, as written
+            return {"status": GRADED, "feedback": comment, "message": None}  # not the pending note's
+        return {"status": GRADED, "feedback": str(HAND_GRADED_FEEDBACK), "message": HAND_GRADED_FEEDBACK.to_json()}
     if grade.auto_score is not None:
-        return {"status": UNANSWERED, "feedback": UNANSWERED_FEEDBACK}
+        return {"status": UNANSWERED, "feedback": str(UNANSWERED_FEEDBACK), "message": UNANSWERED_FEEDBACK.to_json()}
     return {"status": PENDING}
 
 

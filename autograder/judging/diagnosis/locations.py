@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 
 from autograder.i18n import Message
+from autograder.i18n.message import clauses
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis, numeric_array
 from autograder.judging.diagnosis.location_texts import (
     HALF_TEXTS,
@@ -254,8 +255,8 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
         "which_inputs",
         Message(
             "right on {right} — but wrong on {wrong}: look at what your code does differently for those inputs",
-            right="; ".join(right),
-            wrong="; ".join(wrong),
+            right=clauses(right),  # "probe 3" is said in the page's language too
+            wrong=clauses(wrong),
         ),
     )
 
