@@ -83,13 +83,40 @@ def problem_set_languages(assignment) -> list[str]:
     return [lang for lang in TRANSLATED if po_path(assignment.source_dir / "locale", lang, assignment.name).is_file()]
 
 
+# the header of a new problem-set catalogue: which document's terminology a translator follows
+TERMINOLOGY = {
+    "de": "German. Terminology from document 001 (Lehrbuchkapitel zum Transformer): Aufmerksamkeit, Kopf/Köpfe,\n"
+    "Schicht, Abfrage/Schlüssel/Wert, Maske, Positionskodierung, Encoder/Decoder; Anrede „Sie“.",
+    "fa": "Persian. Terminology from document 000 (the Persian homework): توجه، خودتوجه، سر (هد)، ماتریس،\n"
+    "پارامتر، رمزگذار/رمزگشا، امبدینگ، ماسک; code, formulas and numbers stay left to right.",
+    "pl": "Polish. Terminology from document 002 (lecture notes): atencja, zapytania/klucze/wartości,\n"
+    "macierz, warstwa, głowa (head), notatnik.",
+    "tr": "Turkish. Terminology from document 003 (notes): dikkat, kendine dikkat, sorgu/anahtar/değer,\n"
+    "bağlam vektörü, gömme, katman, maske, not defteri.",
+    "ko": "Korean. Terminology from document 004 (notes, which keep many English terms): 어텐션,\n"
+    "쿼리/키/값, 헤드, 레이어, 임베딩, 인코더/디코더; 합니다체.",
+}
+
+
+def problem_set_header(name: str, lang: str) -> str:
+    short = name.split("_")[0]
+    text = (
+        f"{short.upper()}: titles, misconception feedback and formula concepts in {TERMINOLOGY[lang]}\n"
+        f"Source: English texts in assignments/ (python -m autograder.i18n.extract {short}:{lang} updates this file)."
+    )
+    return "\n".join(f"# {line}" for line in text.splitlines()) + "\n#"
+
+
 def update_problem_set(assignment, languages) -> Path:
     """Write the problem set's catalogues (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) for
-    ``languages``: its titles and misconception feedback, translations already there kept."""
+    ``languages``: its titles, misconception feedback and formula concepts, translations already
+    there kept; a new catalogue's header names the language's terminology document."""
     locale = assignment.source_dir / "locale"
     messages = {m: [] for m in problem_set_messages(assignment)}
     for lang in languages:
-        update_catalogue(po_path(locale, lang, assignment.name), messages)
+        update_catalogue(
+            po_path(locale, lang, assignment.name), messages, header=problem_set_header(assignment.name, lang)
+        )
     return locale
 
 
