@@ -169,7 +169,7 @@ def judge(question: Question, probes: list[Probe], outcome: Outcome) -> Question
     if not failures:
         if not notes:
             return result("passed", Message("correct"))
-        return result("passed", Message("correct — {notes}", notes=clauses(notes, dash=True)))
+        return result("passed", Message("correct — {notes}", notes=clauses(notes, " — ")))
     mis = matching_misconception(question, probes, values)
     if mis is not None:
         return result("failed", _named(mis), mis.name)
