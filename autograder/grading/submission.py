@@ -19,6 +19,7 @@ from autograder.grading.root_cause import apply_root_causes
 from autograder.grading.runner import execute
 from autograder.grading.second_run import apply_second_runs
 from autograder.i18n import Message
+from autograder.i18n.message import clauses
 from autograder.intake.submission import Submission
 from autograder.judging.verdict import QuestionResult, judge
 from autograder.sandbox.pool import Worker
@@ -40,7 +41,7 @@ def _why_missing(reason: str, nb, cell_errors: dict[int, str]) -> Message:
     unanswered = [nb.labels[i] for i, e in sorted(cell_errors.items()) if e.startswith("NotImplementedError")]
     if unanswered:
         return Message(
-            "{reason} — still `raise NotImplementedError()` in: {cells}", reason=reason, cells=", ".join(unanswered)
+            "{reason} — still `raise NotImplementedError()` in: {cells}", reason=reason, cells=clauses(unanswered, ", ")
         )
     first = min(cell_errors)
     return Message("{reason} ({cell} failed: {error})", reason=reason, cell=nb.labels[first], error=cell_errors[first])

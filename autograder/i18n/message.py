@@ -104,15 +104,17 @@ def translate(message_id: str, lang: str, domain: str | None = None, **args) -> 
     return say(Message(message_id, domain, **args), lang)
 
 
-def clauses(parts: list, dash: bool = False) -> Message | str:
-    """Clauses one after another, each said in the page's language: "; " between them (findings:
-    "missing entries: a; not right: b"), or " — " with ``dash`` (notes after "correct")."""
+# how clauses are joined: each joint a message, so a language may say it its own way
+JOINTS = {"; ": N_("{said}; {clause}"), " — ": N_("{said} — {clause}"), ", ": N_("{said}, {clause}")}
+
+
+def clauses(parts: list, joint: str = "; ") -> Message | str:
+    """Clauses one after another, each said in the page's language, ``joint`` between them:
+    "; " for findings ("missing entries: a; not right: b"), " — " for notes after "correct",
+    ", " for a list of names ("cell a, cell b")."""
     if not parts:
         return ""
     said = parts[0]
     for part in parts[1:]:
-        if dash:
-            said = Message("{said} — {clause}", said=said, clause=part)
-        else:
-            said = Message("{said}; {clause}", said=said, clause=part)
+        said = Message(JOINTS[joint], said=said, clause=part)
     return said
