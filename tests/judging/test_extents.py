@@ -76,3 +76,13 @@ def test_a_selection_keeps_its_length_to_itself():
     assert res.status == "failed" and "entr" not in res.feedback and "shape" not in res.feedback, res.feedback
     lines = question.compare.value_lines("heads", question.expected(question.probes_for(STUDENT, None)[0]))
     assert not any("len(" in line for line in lines), lines
+
+
+def test_frequencies_linear_in_the_index_and_one_number_everywhere():
+    def linear(d, base=10000.0):  # base * (−2i/d): the power became a product
+        return float(base) * -torch.arange(0, d, 2, dtype=torch.float64) / d
+
+    _, res = _verdict("ps3_rope", "rope_thetas", linear)
+    assert res.diagnosis == "sequence" and "constant difference" in res.feedback, res.feedback
+    _, res = _verdict("ps4_alibi", "alibi_slopes", lambda n: torch.ones(n, dtype=torch.float64))
+    assert res.diagnosis == "constant" and "the same number" in res.feedback, res.feedback

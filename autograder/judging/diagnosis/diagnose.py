@@ -22,6 +22,7 @@ from autograder.i18n import Message
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.judging.diagnosis.circumstances import separating_circumstance
+from autograder.judging.diagnosis.constant_output import find_constant_output
 from autograder.judging.diagnosis.extents import find_length_offset, find_reshaped
 from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
@@ -55,6 +56,7 @@ from autograder.judging.diagnosis.reruns import (
     find_primitive_variants,
     find_rounded_weights,
 )
+from autograder.judging.diagnosis.sequences import find_sequence_kind
 from autograder.judging.diagnosis.zero_input import find_right_only_at_zero
 from autograder.spec import Probe, Question
 
@@ -77,6 +79,8 @@ FINDERS = (
     find_scaled_input,
     find_blocked_entries,
     find_precision,
+    find_sequence_kind,
+    find_constant_output,
     # where the errors are: only once no relation (a factor, a scale, a mask, −∞) explains them
     find_masked_rows,
     find_edge,
