@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from autograder.i18n import N_, Message
+from autograder.i18n import Message
 from autograder.i18n.message import clauses
 from autograder.judging.compare.check_code import nested, structure_lines
+from autograder.judging.compare.mismatches import dtype_mismatch, misplaced_nonfinite, shape_mismatch
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,7 @@ class AllClose(Comparator):
         if self.same_dtype and isinstance(expected, np.ndarray):
             got_dtype = got.dtype if isinstance(got, np.ndarray) else None
             if got_dtype is not None and got_dtype != expected.dtype:
-                text = (
-                    N_(
-                        "you returned dtype {got} where {expected} was asked for (the input's dtype: keep it through "
-                        "every step)"
-                    )
-                    if expected.dtype.kind == "f"
-                    else N_("you returned dtype {got} where {expected} was asked for")
-                )
-                return Check(False, Message(text, got=got_dtype, expected=expected.dtype))
+                return Check(False, dtype_mismatch(got_dtype, expected.dtype))
         exp = np.asarray(expected, dtype=np.float64)
         arr = _as_array(got)
         if arr is None:
@@ -103,10 +96,10 @@ class AllClose(Comparator):
         if arr.dtype.kind not in "fiub":
             return Check(False, Message("expected numbers, got an array of dtype {dtype}", dtype=arr.dtype))
         if arr.shape != exp.shape:
-            return Check(False, _shape_mismatch(arr.shape, exp.shape))
+            return Check(False, shape_mismatch(arr.shape, exp.shape))
         arr_dtype = arr.dtype
         arr = arr.astype(np.float64)
-        misplaced = _misplaced_nonfinite(arr, exp)
+        misplaced = misplaced_nonfinite(arr, exp)
         if misplaced:
             return Check(False, misplaced)
         finite = np.isfinite(arr)
@@ -141,27 +134,6 @@ class AllClose(Comparator):
                 hint=hint,
             ),
         )
-
-
-def _shape_mismatch(got: tuple, expected: tuple) -> Message:
-    return Message("shape {got} where {expected} was expected", got=list(got), expected=list(expected))
-
-
-def _misplaced_nonfinite(arr: np.ndarray, exp: np.ndarray) -> Message | None:
-    """Where the expected value holds −inf / +inf / NaN (masked scores), the answer must hold the
-    same in exactly those places: an error size cannot say that, so say it in words."""
-    if np.isfinite(exp).all():
-        return None
-    for test, what in ((np.isneginf, "−inf"), (np.isposinf, "+inf"), (np.isnan, "NaN")):
-        wrong = test(arr) != test(exp)
-        if wrong.any():
-            return Message(
-                "{what} is not where it should be ({n} of {size} entries)",
-                what=what,
-                n=int(wrong.sum()),
-                size=wrong.size,
-            )
-    return None
 
 
 @dataclass(frozen=True)
@@ -324,7 +296,7 @@ class IntegerArray(AllClose):
                 ),
             )
         if arr.shape != exp.shape:
-            return Check(False, _shape_mismatch(arr.shape, exp.shape))
+            return Check(False, shape_mismatch(arr.shape, exp.shape))
         off = arr != exp
         if not off.any():
             return Check(True)
