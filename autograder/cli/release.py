@@ -45,7 +45,7 @@ def extract(args, assignments) -> int:
 
 def run(args) -> int:
     from autograder.releasing.notebook_catalogue import notebook_catalogue_problems
-    from autograder.releasing.stages import course_release_dir, release, release_folder, release_languages
+    from autograder.releasing.stages import course_release_dir, release_folder, release_languages, releases
     from autograder.spec import load_assignments
 
     assignments = load_assignments(args.problem_sets)
@@ -54,8 +54,7 @@ def run(args) -> int:
     stale = []
     release_dir = course_release_dir()
     for assignment in assignments:
-        for lang in release_languages(assignment, args.lang):
-            fresh = release(assignment, check=args.check, lang=lang)
+        for lang, fresh in releases(assignment, release_languages(assignment, args.lang), check=args.check).items():
             state = "up to date" if fresh else ("STALE" if args.check else "written")
             print(f"{release_folder(release_dir, assignment, lang)}: {state}")
             if not fresh:

@@ -38,3 +38,13 @@ def add_handin_instructions(ctx) -> None:
     cell = nbformat.v4.new_markdown_cell(handin_markdown(ctx.assignment.notebook, lang))
     nb.cells.insert(min(1, len(nb.cells)), cell)
     nbformat.write(nb, ctx.notebook)
+
+
+def handin_in_language(ctx) -> None:
+    """A translated release (``ctx.lang``): the English hand-in cell said in that language."""
+    english, said = handin_markdown(ctx.assignment.notebook), handin_markdown(ctx.assignment.notebook, ctx.lang)
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source == english:
+            cell.source = said
+    nbformat.write(nb, ctx.notebook)

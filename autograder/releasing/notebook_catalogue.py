@@ -180,16 +180,3 @@ def notebook_catalogue_problems(assignment: Assignment, lang: str) -> list[str]:
             if broken:
                 problems.append(f"{path.name}: {label} translation {broken}")
     return problems
-
-
-def translate_markdown(ctx) -> None:
-    """The release stage: each markdown cell said in ``ctx.lang`` from the set's notebook
-    catalogue (English where it has no checked translation: listed by the completeness check)."""
-    if ctx.lang == "en":
-        return
-    table = cell_translations(ctx.assignment, ctx.lang)
-    nb = nbformat.read(ctx.notebook, as_version=4)
-    for cell in nb.cells:
-        if translatable(cell) and cell.source in table:
-            cell.source = table[cell.source]
-    nbformat.write(nb, ctx.notebook)

@@ -1,9 +1,6 @@
 """Source notebook -> student release, as ordered, named, replaceable stages.
 
 1. ``copy_source``           the notebook (and listed extra files only) into a scratch course dir
-   ``translate_markdown``    a release in another language (``--lang de``): each markdown cell
-                             from the set's notebook catalogue (notebook_catalogue.py); code cells,
-                             grade ids, checksums and the answer key stay the English release's
    ``check_formula_symbols`` fails when a formula question accepts other symbols than its text offers
    ``add_formula_helper``    ships the formula grammar (``formula_check.py``) beside the notebook
    ``add_validate_helper``   ships ``validate.py`` (a student's validate step, nothing of the grader)
@@ -19,12 +16,21 @@
                              the problem set's name and its answer key's fingerprint
 5. ``verify_clean``          refuses a release that still holds solution code or hidden material
 
+A release in another language (``--lang de``, ``TRANSLATION_STAGES``) starts from the English one
+as nbgrader generated it: ``mark_source_text`` left each translatable markdown cell's English in its
+metadata, ``translate_released_markdown`` puts the set's notebook catalogue's translation there
+(notebook_catalogue.py) and recomputes nbgrader's checksum of that text, the hand-in cell and
+``validate.py`` speak the language, then ``normalise`` and ``verify_clean`` as above. Code cells,
+grade ids, their checksums and the answer key are the English release's by construction, and
+nbgrader runs once per set, not once per language.
+
 The result is byte-identical on every run; ``release/`` is committed and ``--check`` compares.
 English goes to ``release/<ps>/``, another language to ``release/<ps>_<lang>/`` (same notebook name).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import filecmp
 import hashlib
 import inspect
@@ -45,8 +51,8 @@ import nbformat
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.comparators import Formula
 from autograder.releasing.answer_key import answer_key_digest
-from autograder.releasing.handin_cell import add_handin_instructions
-from autograder.releasing.notebook_catalogue import notebook_languages, translate_markdown
+from autograder.releasing.handin_cell import add_handin_instructions, handin_in_language
+from autograder.releasing.notebook_catalogue import cell_translations, notebook_languages, translatable
 from autograder.releasing.visible_checks import HELPER_MODULE, array_literal, visible_check_source  # noqa: F401
 from autograder.spec import Assignment, ProblemSetError
 
@@ -66,6 +72,8 @@ class ReleaseContext:
     release: Path | None = None  # the generated release folder
     db_url: str | None = None  # gradebook that records the assignment (default: a scratch one)
     lang: str = "en"  # the markdown's language (README: Languages); the code is the same in every one
+    answer_key: str | None = None  # the answer key's digest, computed once for every language
+    generated: Path | None = None  # the English notebook as nbgrader generated it (translations start there)
 
 
 def alembic_on_path() -> None:
@@ -149,6 +157,24 @@ def nbgrader_generate(ctx: ReleaseContext) -> None:
     ctx.release = ctx.workdir / "release" / ctx.assignment.name
 
 
+SOURCE_TEXT = "autograder_source_text"  # a markdown cell's English, kept through nbgrader for the translations
+
+
+def mark_source_text(ctx: ReleaseContext) -> None:
+    """Each translatable markdown cell remembers its English (the catalogue's msgid) in its
+    metadata, before any stage rewrites it; ``normalise`` removes the mark."""
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        if translatable(cell):
+            cell.metadata[SOURCE_TEXT] = cell.source
+    nbformat.write(nb, ctx.notebook)
+
+
+def keep_generated(ctx: ReleaseContext) -> None:
+    ctx.generated = ctx.workdir / f"generated-{ctx.assignment.notebook}"
+    shutil.copy2(ctx.release / ctx.assignment.notebook, ctx.generated)
+
+
 def normalise(ctx: ReleaseContext) -> None:
     path = ctx.release / ctx.assignment.notebook
     nb = nbformat.read(path, as_version=4)
@@ -156,10 +182,12 @@ def normalise(ctx: ReleaseContext) -> None:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell-{index}")
         cell["id"] = hashlib.sha1(f"{index}:{grade_id}".encode()).hexdigest()[:8]
         cell.get("metadata", {}).pop("execution", None)
+        cell.get("metadata", {}).pop(SOURCE_TEXT, None)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nb.metadata.pop("widgets", None)
-    nb.metadata["autograder"] = {"assignment": ctx.assignment.name, "answer_key": answer_key_digest(ctx.assignment)}
+    ctx.answer_key = ctx.answer_key or answer_key_digest(ctx.assignment)
+    nb.metadata["autograder"] = {"assignment": ctx.assignment.name, "answer_key": ctx.answer_key}
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
@@ -237,26 +265,68 @@ def check_markdown_text(ctx: ReleaseContext) -> None:
 STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
     ("copy_source", copy_source),
     ("check_markdown_text", check_markdown_text),
-    ("check_formula_symbols", check_formula_symbols),  # reads the English text's phrasing
-    ("translate_markdown", translate_markdown),
-    ("check_translated_text", check_markdown_text),
+    ("check_formula_symbols", check_formula_symbols),
     ("add_formula_helper", add_formula_helper),
     ("add_validate_helper", add_validate_helper),
+    ("mark_source_text", mark_source_text),
     ("student_commands", student_commands),
     ("add_handin_instructions", add_handin_instructions),
     ("fill_visible_checks", fill_visible_checks),
     ("nbgrader_generate", nbgrader_generate),
+    ("keep_generated", keep_generated),
     ("normalise", normalise),
     ("verify_clean", verify_clean),
 ]
 
 
-def build_release(assignment: Assignment, workdir: Path, stages=STAGES, lang: str = "en") -> Path:
-    """Run the stages in a scratch course directory; return the generated release folder."""
-    ctx = ReleaseContext(assignment, workdir, lang=lang)
+def translate_released_markdown(ctx: ReleaseContext) -> None:
+    """Each marked markdown cell in ``ctx.lang`` from the set's notebook catalogue (English where
+    it has no checked translation: listed by the completeness check); a locked cell gets
+    nbgrader's checksum of its new text, so ``nbgrader validate`` finds it unchanged."""
+    from nbgrader.utils import compute_checksum
+
+    table = cell_translations(ctx.assignment, ctx.lang)
+    nb = nbformat.read(ctx.notebook, as_version=4)
+    for cell in nb.cells:
+        english = cell.metadata.get(SOURCE_TEXT)
+        if english in table:
+            cell.source = INSTRUCTOR_VALIDATE.sub(f"`python {STUDENT_VALIDATE} ", table[english])
+            if "checksum" in cell.metadata.get("nbgrader", {}):
+                cell.metadata.nbgrader.checksum = compute_checksum(cell)
+    nbformat.write(nb, ctx.notebook)
+
+
+TRANSLATION_STAGES: list[tuple[str, Callable[[ReleaseContext], None]]] = [
+    ("translate_released_markdown", translate_released_markdown),
+    ("check_markdown_text", check_markdown_text),
+    ("handin_in_language", handin_in_language),
+    ("add_validate_helper", add_validate_helper),
+    ("normalise", normalise),
+    ("verify_clean", verify_clean),
+]
+
+
+def translate_release(english: ReleaseContext, lang: str, stages=TRANSLATION_STAGES) -> Path:
+    """The English release in ``lang``: a copy of its folder, the notebook nbgrader generated."""
+    folder = english.workdir / "translations" / lang / english.assignment.name
+    shutil.copytree(english.release, folder)
+    shutil.copy2(english.generated, folder / english.assignment.notebook)
+    ctx = dataclasses.replace(english, release=folder, notebook=folder / english.assignment.notebook, lang=lang)
     for _name, stage in stages:
         stage(ctx)
-    return ctx.release
+    return folder
+
+
+def build_releases(assignment: Assignment, workdir: Path, languages=("en",), stages=STAGES) -> dict[str, Path]:
+    """Run the stages in a scratch course directory; the generated release folder per language."""
+    ctx = ReleaseContext(assignment, workdir)
+    for _name, stage in stages:
+        stage(ctx)
+    return {lang: ctx.release if lang == "en" else translate_release(ctx, lang) for lang in languages}
+
+
+def build_release(assignment: Assignment, workdir: Path, stages=STAGES, lang: str = "en") -> Path:
+    return build_releases(assignment, workdir, (lang,), stages)[lang]
 
 
 def _same_tree(a: Path, b: Path) -> bool:
@@ -282,19 +352,24 @@ def release_languages(assignment: Assignment, lang: str | None = None) -> list[s
     return [lang] if lang else ["en", *notebook_languages(assignment)]
 
 
-def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None, lang: str = "en") -> bool:
-    """Write the course's release/<name>/ (``lang``: release/<name>_<lang>/), or with check,
-    report whether it is up to date. True = up to date."""
+def releases(assignment: Assignment, languages, *, check: bool = False, release_dir: Path | None = None):
+    """Write the course's release/<name>/ and release/<name>_<lang>/ for ``languages`` (or, with
+    check, report whether each is up to date): {lang: up to date}."""
     release_dir = release_dir or course_release_dir()
+    fresh = {}
     with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
-        built = build_release(assignment, Path(tmp), lang=lang)
-        target = release_folder(release_dir, assignment, lang)
-        if _same_tree(built, target):
-            return True
-        if not check:
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(built, target)
-        return False
+        for lang, built in build_releases(assignment, Path(tmp), tuple(languages)).items():
+            target = release_folder(release_dir, assignment, lang)
+            fresh[lang] = _same_tree(built, target)
+            if not fresh[lang] and not check:
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(built, target)
+    return fresh
+
+
+def release(assignment: Assignment, *, check: bool = False, release_dir: Path | None = None, lang: str = "en") -> bool:
+    """One language's release (English: release/<name>/); True = it was up to date."""
+    return releases(assignment, [lang], check=check, release_dir=release_dir)[lang]
 
 
 def released_notebook(assignment: Assignment, release_dir: Path | None = None) -> Path:

@@ -17,9 +17,9 @@ from autograder.releasing.notebook_catalogue import (
     notebook_catalogue_problems,
     notebook_languages,
     structure_problem,
-    translate_markdown,
     update_notebook_catalogue,
 )
+from autograder.releasing.stages import SOURCE_TEXT, mark_source_text, translate_released_markdown
 from autograder.spec import Assignment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,8 +62,10 @@ def test_markdown_is_translated_code_and_answer_cells_are_not(tmp_path):
     translate(ps0, {INTRO: german})
     ctx = SimpleNamespace(assignment=ps0, lang="de", notebook=tmp_path / "work.ipynb")
     ctx.notebook.write_bytes((ps0.source_dir / "ps0.ipynb").read_bytes())
-    translate_markdown(ctx)
+    mark_source_text(ctx)  # before the English stages rewrite anything
+    translate_released_markdown(ctx)  # after nbgrader generated the English release
     cells = nbformat.read(ctx.notebook, as_version=4).cells
+    assert [SOURCE_TEXT in c.metadata for c in cells] == [True, False, True, False]
     assert [c.source for c in cells] == [german, "# the checks say this in English\nx = 1", ASK, cells[3].source]
     assert cells[3].source == "the instructor's model answer"  # nbgrader replaces it, in every language alike
     problems = notebook_catalogue_problems(ps0, "de")
