@@ -15,7 +15,7 @@ def dtype_mismatch(got, expected) -> Message:
         )
     else:
         text = N_("you returned dtype {got} where {expected} was asked for")
-    return Message(text, got=got, expected=expected)
+    return Message(text, got=str(got), expected=str(expected))  # dtypes: plain text, stored as JSON
 
 
 def shape_mismatch(got: tuple, expected: tuple) -> Message:
