@@ -10,7 +10,7 @@ import numpy as np
 
 from autograder.i18n import Message
 from autograder.i18n.message import clauses
-from autograder.judging.diagnosis import location_texts as texts
+from autograder.judging.diagnosis import location_texts as wording
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis, numeric_array
 
 
@@ -92,7 +92,7 @@ def find_edge(ctx: Context) -> Diagnosis | None:
                 ok = False
                 break
         if ok:
-            return Diagnosis("edge", texts.edge_text(first.ndim, axis, index))
+            return Diagnosis("edge", wording.edge_text(first.ndim, axis, index))
     return None
 
 
@@ -117,11 +117,11 @@ def find_stripes(ctx: Context) -> Diagnosis | None:
         found = _wrong_indices(ctx, axis)
         if not found or not all(wrong for _, wrong in found):
             continue
-        words = texts.axis_words(first.ndim, axis)
-        for parity, text in enumerate(texts.PARITY_TEXTS):
+        words = wording.axis_words(first.ndim, axis)
+        for parity, text in enumerate(wording.PARITY_TEXTS):
             if all(all(i % 2 == parity for i in wrong) for _, wrong in found):
                 return Diagnosis("stripes", Message(text, items=words))
-        for half, text in enumerate(texts.HALF_TEXTS):
+        for half, text in enumerate(wording.HALF_TEXTS):
             if all(all((i >= n // 2) == bool(half) for i in wrong) and n % 2 == 0 for n, wrong in found):
                 return Diagnosis("stripes", Message(text, items=words))
     return None
@@ -136,7 +136,7 @@ def find_shape(ctx: Context) -> Diagnosis | None:
             return None
         if got.ndim == exp.ndim and sum(a != b for a, b in zip(got.shape, exp.shape)) == 1:
             axis = next(i for i, (a, b) in enumerate(zip(got.shape, exp.shape)) if a != b) - got.ndim
-            text = _length_relation(got, exp, axis, texts.along(got.ndim, axis))
+            text = _length_relation(got, exp, axis, wording.along(got.ndim, axis))
             if text is None:  # the sizes alone relate; the entries do not bear it out
                 return None
             texts.add(text)
@@ -174,14 +174,14 @@ def _length_relation(got: np.ndarray, exp: np.ndarray, axis: int, where: Message
 
     more = mine > theirs
     if m - n == 1 and n >= 1 and (same(range(0, n)) or same(range(1, m))):
-        return Message(texts.LENGTH_TEXTS["one, ends agree"][more], where=where)
+        return Message(wording.LENGTH_TEXTS["one, ends agree"][more], where=where)
     if m - n == 1:  # the length alone: a fact, whatever the entries
-        return Message(texts.LENGTH_TEXTS["one"][more], where=where)
+        return Message(wording.LENGTH_TEXTS["one"][more], where=where)
     if m == 2 * n and n >= 1:
         if same(range(0, m, 2)) or same(range(1, m, 2)):
-            return Message(texts.LENGTH_TEXTS["twice, every second"][more], where=where)
+            return Message(wording.LENGTH_TEXTS["twice, every second"][more], where=where)
         if same(range(0, n)) or same(range(n, m)):
-            return Message(texts.LENGTH_TEXTS["twice, one half"][more], where=where)
+            return Message(wording.LENGTH_TEXTS["twice, one half"][more], where=where)
     return None
 
 
@@ -207,7 +207,7 @@ def find_agreeing_prefix(ctx: Context) -> Diagnosis | None:
                     "{first_wrong} on: what changes with that index (a rate, a frequency, a "
                     "step, a position) is off, while the starting value is right",
                     last_right=start - 1,
-                    where=texts.along(first.ndim, axis),
+                    where=wording.along(first.ndim, axis),
                     first_wrong=start,
                 ),
             )
@@ -351,9 +351,9 @@ def find_other_axis(ctx: Context) -> Diagnosis | None:
             for name, arg in zip(ctx.params, case.probe.args):
                 if isinstance(arg, np.ndarray):
                     for n in arg.shape:
-                        sizes.setdefault(n, Message(texts.PER_AXIS_ENTRY, name=name))
+                        sizes.setdefault(n, Message(wording.PER_AXIS_ENTRY, name=name))
                 elif isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
-                    sizes.setdefault(int(arg), Message(texts.PER_ARGUMENT, name=name))
+                    sizes.setdefault(int(arg), Message(wording.PER_ARGUMENT, name=name))
             if got.shape[0] not in sizes or got.shape[0] == exp.shape[0]:
                 return None
             texts.add(sizes[got.shape[0]])
