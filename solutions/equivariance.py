@@ -74,3 +74,17 @@ def is_causal(f, X, atol=1e-5) -> bool:
             if not _close(out[..., : t + 1, :], y[..., : t + 1, :], atol):
                 return False
     return True
+
+
+def merge_heads(heads: torch.Tensor) -> torch.Tensor:
+    """Concat[H_1; ...; H_h]: (..., h, T, d_h) -> (..., T, h·d_h), each token's head vectors
+    side by side (the head axis moved next to the features first, then flattened with them)."""
+    return heads.transpose(-3, -2).flatten(-2)
+
+
+def multi_head_on_reordered_input(heads, W_O, p) -> torch.Tensor:
+    """Multi-head self-attention without positions on X[..., p, :], from the heads' outputs on X
+    alone (000 Q5.4). Each head is equivariant, H_i(PX) = P·H_i(X); concatenating per token and
+    the token-wise W_O keep that, so Y(PX) = P·Concat[H_1(X); ...; H_h(X)]·W_O."""
+    heads, W_O = torch.as_tensor(heads), torch.as_tensor(W_O)
+    return (merge_heads(heads) @ W_O)[..., torch.as_tensor(p), :]

@@ -10,8 +10,9 @@ import torch
 from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import future_changes, is_causal
 
-from .causal_subjects import CAUSAL_SUBJECTS, causal_probes
+from .causal_subjects import causal_probes
 from .subjects import random_tokens
+from .visible_subjects import VISIBLE_SUBJECTS
 from .weak_testers import FLOAT32_NOTE
 
 
@@ -83,12 +84,12 @@ QUESTIONS = [
         probes=causal_probes,
         visible=[
             Probe(
-                (CAUSAL_SUBJECTS["causal_attention"], random_tokens(np.random.default_rng(8), 5)),
+                (VISIBLE_SUBJECTS["causal_attention"], random_tokens(np.random.default_rng(8), 5)),
                 "causal attention",
                 note="Attention with a causal mask.",
             ),
             Probe(
-                (CAUSAL_SUBJECTS["bidirectional_attention"], random_tokens(np.random.default_rng(9), 5)),
+                (VISIBLE_SUBJECTS["bidirectional_attention"], random_tokens(np.random.default_rng(9), 5)),
                 "attention without a mask",
                 note="The same attention without a mask.",
             ),

@@ -8,7 +8,8 @@ import numpy as np
 from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
-from .subjects import SUBJECTS, random_tokens, tester_probes
+from .subjects import random_tokens, tester_probes
+from .visible_subjects import VISIBLE_SUBJECTS
 from .weak_testers import (
     FLOAT32_NOTE,
     equivariance_checker,
@@ -66,12 +67,12 @@ QUESTIONS = [
         probes=tester_probes,
         visible=[
             Probe(
-                (SUBJECTS["attention_no_position"], random_tokens(np.random.default_rng(5), 5)),
+                (VISIBLE_SUBJECTS["attention_no_position"], random_tokens(np.random.default_rng(5), 5)),
                 "attention without positions",
                 note="Attention without positional information.",
             ),
             Probe(
-                (SUBJECTS["attention_causal"], random_tokens(np.random.default_rng(6), 5)),
+                (VISIBLE_SUBJECTS["attention_causal"], random_tokens(np.random.default_rng(6), 5)),
                 "attention with a causal mask",
                 note="The same attention with a causal mask.",
             ),

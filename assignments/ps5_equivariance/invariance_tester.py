@@ -7,7 +7,8 @@ import numpy as np
 from autograder.authoring import Exact, Misconception, Probe, Question
 from solutions.equivariance import is_permutation_equivariant, is_permutation_invariant
 
-from .subjects import SUBJECTS, random_tokens, tester_probes
+from .subjects import random_tokens, tester_probes
+from .visible_subjects import VISIBLE_SUBJECTS
 from .weak_testers import (
     FLOAT32_NOTE,
     first_axis_tester,
@@ -41,7 +42,7 @@ QUESTIONS = [
         probes=tester_probes,
         visible=[
             Probe(
-                (SUBJECTS["mean_pooled"], random_tokens(np.random.default_rng(7), 5)),
+                (VISIBLE_SUBJECTS["mean_pooled"], random_tokens(np.random.default_rng(7), 5)),
                 "mean-pooled attention",
                 note="Mean-pooled attention output.",
             )

@@ -137,3 +137,42 @@ def test_a_batch_with_b_equal_t_pooled_is_stated_and_probed_with_the_stated_verd
             f, x = as_args(p.args, "torch")
             assert f(x).shape == (x.shape[0], x.shape[-1]), p.label  # pooled: (B, d), axis -2 of length T
             assert q.expected(p) is expected[grade_id], (grade_id, p.label)
+
+
+def test_multi_head_reordered_is_what_a_real_multi_head_layer_gives_on_the_reordered_input():
+    """000 Q5.4's concatenation and W_O: the reference, fed the heads of a real multi-head layer on
+    X, equals that layer on X[..., p, :] (a 1e-5 match in float64); 000's "stays the same" does not."""
+    q, ps = probes("multi_head_reordered")
+    claim = next(m for m in q.misconceptions if m.name == "invariance_claim")
+    assert "000" in claim.feedback and "stays the same" in claim.feedback
+    for p in ps:
+        heads, W_O, perm = as_args(p.args, "torch")
+        *lead, h, t, d_h = heads.shape
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(*lead, t, 5, generator=g, dtype=torch.float64)
+        w = torch.randn(3, h, 5, d_h, generator=g, dtype=torch.float64)
+
+        def layer(x):  # h heads without positions, joined per token, then W_O
+            q_, k, v = (torch.einsum("...td,hde->...hte", x, m) for m in w)
+            out = torch.softmax(q_ @ k.transpose(-2, -1) / d_h**0.5, -1) @ v
+            return out.transpose(-3, -2).flatten(-2) @ W_O.double()
+
+        heads_on_x = torch.softmax(
+            torch.einsum("...td,hde->...hte", x, w[0])
+            @ torch.einsum("...td,hde->...hte", x, w[1]).transpose(-2, -1)
+            / d_h**0.5,
+            -1,
+        ) @ torch.einsum("...td,hde->...hte", x, w[2])
+        got = q.reference(heads_on_x, W_O.double(), perm)
+        assert torch.allclose(got, layer(x[..., perm, :]), atol=1e-5, rtol=0), p.label
+        assert not torch.allclose(claim.wrong(heads_on_x, W_O.double(), perm), got, atol=1e-3), p.label
+
+
+def test_the_visible_checks_paste_no_hidden_subjects_fixture():
+    """The released testers' checks hand over small attentions of their own: nothing names the
+    knobs the hidden subjects vary (RoPE, fixed queries, a mask off by one or after the softmax)."""
+    cells = json.loads((REPO_ROOT / "release/ps5_equivariance/ps5_equivariance.ipynb").read_text())["cells"]
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert code.count("def attention_no_position(X)") == 1
+    for knob in ("def _attention(", "rope", "queries", "ahead", "mask_after", "sinusoidal", "manual_seed(1234)"):
+        assert knob not in code, knob
