@@ -86,3 +86,13 @@ def test_frequencies_linear_in_the_index_and_one_number_everywhere():
     assert res.diagnosis == "sequence" and "constant difference" in res.feedback, res.feedback
     _, res = _verdict("ps4_alibi", "alibi_slopes", lambda n: torch.ones(n, dtype=torch.float64))
     assert res.diagnosis == "constant" and "the same number" in res.feedback, res.feedback
+
+
+def test_a_flag_the_wrong_way_round():
+    from assignments.ps2_positional.t5_buckets import t5_bucket
+
+    def negated(rel, bidirectional=True, *rest):
+        return t5_bucket(rel, not bidirectional, *rest)
+
+    _, res = _verdict("ps2_positional", "t5_bucket", negated)
+    assert res.diagnosis == "argument" and "`not bidirectional`" in res.feedback, res.feedback

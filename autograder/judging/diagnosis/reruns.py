@@ -216,6 +216,24 @@ def _argument_candidates(ctx: Context, index: int, name: str, default, value) ->
     return out
 
 
+def _negated_flag(name: str, values: list) -> Message:
+    """Both values among the failing probes: a condition the wrong way round. One value only: what
+    the answer does for it, no more (it may as well ignore the flag)."""
+    if len({bool(v) for v in values}) == 2:
+        return Message(
+            "your answer does what `{name}` asks for the opposite value (as if it were `not {name}`): "
+            "a condition on it the wrong way round",
+            name=name,
+        )
+    return Message(
+        "where `{name}` is {value}, your answer returns what `{name}` = {other} asks for: check how your "
+        "code uses `{name}`",
+        name=name,
+        value=bool(values[0]),
+        other=not values[0],
+    )
+
+
 def _half(value: int) -> int:
     if value % 2:
         raise ValueError("an odd size has no half")  # the re-run fails: this candidate explains nothing
@@ -342,13 +360,16 @@ def find_argument(ctx: Context) -> Diagnosis | None:
         return case.probe.kwargs.get(param.name, param.default)
 
     for index, param in usable:
-        if any(
-            isinstance(value_of(c, index, param), (bool, np.bool_)) or value_of(c, index, param) is None
-            for c in ctx.cases
-        ):
+        values = [value_of(c, index, param) for c in ctx.cases]
+        if any(v is None for v in values):
             continue
-        first = value_of(ctx.cases[0], index, param)
-        for text, change in _argument_candidates(ctx, index, param.name, param.default, first):
+        if any(isinstance(v, (bool, np.bool_)) for v in values):
+            if not all(isinstance(v, (bool, np.bool_)) for v in values):
+                continue
+            candidates = [(_negated_flag(param.name, values), lambda v: not v)]
+        else:
+            candidates = _argument_candidates(ctx, index, param.name, param.default, values[0])
+        for text, change in candidates:
 
             def rerun(case: Case, change=change, index=index, param=param):
                 args, kwargs = list(case.probe.args), dict(case.probe.kwargs)
