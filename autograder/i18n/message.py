@@ -55,7 +55,7 @@ class Message(str):
     def to_json(self) -> dict:
         data: dict[str, Any] = {"id": self.msgid}
         if self.args:
-            data["args"] = {k: v.to_json() if isinstance(v, Message) else v for k, v in self.args.items()}
+            data["args"] = {k: v.to_json() if isinstance(v, Message) else _stored(v) for k, v in self.args.items()}
         if self.domain:
             data["domain"] = self.domain
         return data
@@ -73,6 +73,14 @@ class Message(str):
             for k, v in self.args.items()
         }
         return Message(self.msgid, self.domain, **args)
+
+
+def _stored(value: Any) -> Any:
+    """An argument as results.json stores it: JSON's own types as they are, anything else (a numpy
+    dtype or scalar) as the text the message shows."""
+    if value is None or isinstance(value, (str, int, float, bool, list, tuple, dict)):
+        return value
+    return str(value)
 
 
 def _rebuild(msgid: str, domain: str | None, args: dict) -> Message:
