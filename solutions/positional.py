@@ -86,6 +86,27 @@ def apply_rope(x, positions, base: float = 10000.0, convention: str = "interleav
     return rotate(x, cos.to(x.device), sin.to(x.device), convention)
 
 
+def apply_rope_complex(x, positions, base: float = 10000.0):
+    """001's complex form, RoPE(x, m) = x ⊙ e^{imθ}, with one θ_i per pair: the adjacent pairs
+    (x_{2i-2}, x_{2i-1}) read as complex numbers, each multiplied by e^{i m θ_i} (float64 inside)."""
+    z = torch.view_as_complex(x.to(torch.float64).reshape(*x.shape[:-1], -1, 2).contiguous())
+    angle = rope_angles(positions, x.shape[-1], base)
+    turned = z * torch.polar(torch.ones_like(angle), angle)  # e^{i m θ_i}
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
+def interpolated_positions(length: int, train_length: int):
+    """Position interpolation for RoPE (Chen et al., 2023): past the training length, token m sits
+    at m·L_train/T (001's α = L_train/L_inference), every position inside what training saw."""
+    scale = min(1.0, train_length / length)
+    return torch.arange(length, dtype=torch.float64) * scale
+
+
+def rope_interpolated(x, train_length: int, base: float = 10000.0):
+    """Interleaved RoPE of x (…, T, d) at the positions 0 … T−1, interpolated past train_length."""
+    return apply_rope(x, interpolated_positions(x.shape[-2], train_length), base, "interleaved")
+
+
 def rope_matrix(m: int, d: int, base: float = 10000.0, *, dtype=torch.float64):
     """(d, d) block-diagonal rotation R_m (interleaved convention): block i is
     [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]], so ``R_m @ x == apply_rope(x, [m])``."""

@@ -22,6 +22,8 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``worked_errors``    the errors of 000's worked example, judged statement by statement (``worked_errors``)
 * ``geometry``         what a rotation keeps: the angle per pair, 004's claim (``rotation_angles``, ``norm_claim``)
 * ``apply_rope``       RoPE in both conventions (``apply_rope``)
+* ``complex_form``     001's complex form x ⊙ e^{imθ} and position interpolation for RoPE
+                       (``apply_rope_complex``, ``rope_interpolated``)
 * ``permutation``      from one convention to the other (``rope_permutation``)
 * ``relative_scores``  scores depend on n − m only (``score_formula``, ``score_from_offset``)
 * ``attention``        causal attention with RoPE (``rope_attention``)
@@ -37,6 +39,7 @@ from autograder.authoring import Assignment
 from . import (
     apply_rope,
     attention,
+    complex_form,
     geometry,
     kv_cache,
     permutation,
@@ -55,6 +58,7 @@ ASSIGNMENT = Assignment(
         *worked_errors.QUESTIONS,
         *geometry.QUESTIONS,
         *apply_rope.QUESTIONS,
+        *complex_form.QUESTIONS,
         *permutation.QUESTIONS,
         *relative_scores.QUESTIONS,
         *attention.QUESTIONS,

@@ -179,3 +179,27 @@ def test_the_documents_errors_lose_exactly_their_questions_named(graded):
     assert "document 000" in failed["worked_errors"]["feedback"]
     assert failed["norm_claim"]["misconception"] == "length_changes"
     assert "document 004" in failed["norm_claim"]["feedback"]
+
+
+def test_001s_complex_form_is_the_interleaved_rotation_and_its_single_theta_is_rejected():
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal((2, 5, 8)).astype(np.float32))
+    positions = torch.tensor([0, 7, 3, 150, 1])
+    q = ASSIGNMENT.question("apply_rope_complex")
+    assert torch.allclose(q.reference(x, positions, 100.0), apply_rope(x, positions, 100.0, "interleaved"), atol=1e-5)
+    single = next(m for m in q.misconceptions if m.name == "single_theta")
+    assert "001" in single.feedback and "one θ" in single.feedback
+    rejected("apply_rope_complex", "single_theta", x, positions, 100.0)
+
+
+def test_interpolated_positions_stay_in_the_trained_range_and_001s_table_rows_are_rejected():
+    """Chen et al.'s RoPE interpolation: past L_train token m sits at m·L_train/T < L_train, not
+    rounded (001's ⌊αi⌋ is for a table); a sequence that fits is read at 0 … T−1."""
+    from solutions.positional import interpolated_positions
+
+    assert torch.equal(interpolated_positions(5, 8), torch.arange(5, dtype=torch.float64))
+    squeezed = interpolated_positions(12, 8)
+    assert squeezed.max() < 8 and len(set(squeezed.tolist())) == 12 and squeezed[3] == 2.0
+    x = torch.from_numpy(np.random.default_rng(1).standard_normal((12, 8)).astype(np.float32))
+    q = ASSIGNMENT.question("rope_interpolated")
+    assert torch.allclose(q.reference(x, 8, 100.0), apply_rope(x, squeezed, 100.0, "interleaved"), atol=1e-6)
+    rejected("rope_interpolated", "table_rows", x, 8, 100.0)
