@@ -96,3 +96,12 @@ def test_a_flag_the_wrong_way_round():
 
     _, res = _verdict("ps2_positional", "t5_bucket", negated)
     assert res.diagnosis == "argument" and "`not bidirectional`" in res.feedback, res.feedback
+
+
+def test_rows_copied_from_the_table_where_the_reference_mixes_them():
+    def not_rescaled(table, n_new, **_):  # position p reads row p, held at the last row
+        table = torch.as_tensor(table, dtype=torch.float64)
+        return table[torch.arange(int(n_new)).clamp(max=table.shape[0] - 1)]
+
+    _, res = _verdict("ps2_positional", "interpolate", not_rescaled)
+    assert res.diagnosis == "copied_rows" and "a copy of one row of `table`" in res.feedback, res.feedback

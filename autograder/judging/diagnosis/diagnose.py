@@ -23,6 +23,7 @@ from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.constant_output import find_constant_output
+from autograder.judging.diagnosis.copied_rows import find_copied_rows
 from autograder.judging.diagnosis.extents import find_length_offset, find_reshaped
 from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
@@ -81,6 +82,7 @@ FINDERS = (
     find_precision,
     find_sequence_kind,
     find_constant_output,
+    find_copied_rows,
     # where the errors are: only once no relation (a factor, a scale, a mask, −∞) explains them
     find_masked_rows,
     find_edge,
