@@ -84,6 +84,7 @@ QUESTIONS = [
         title="One decoding step with a cache of rotated keys",
         reference=decode_scores,
         probes=decode_probes,
+        depends_on=("apply_rope",),  # the text allows calling apply_rope for the rotations
         compare=AllClose(atol=1e-4, rtol=1e-4),
         visible=[
             Probe(

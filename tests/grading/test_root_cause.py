@@ -58,6 +58,8 @@ def test_dependencies_declared_where_an_answer_calls_another():
     assert declared["ps3_rope"] == {
         "score_from_offset": ("rope_matrix", "apply_rope"),
         "rope_attention": ("apply_rope",),
+        "decode_scores": ("apply_rope",),
+        "rope_interpolated": ("apply_rope",),
     }
     assert declared["ps4_alibi"] == {
         "alibi_causal_bias": ("alibi_slopes",),
