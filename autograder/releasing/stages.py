@@ -285,12 +285,18 @@ def translate_released_markdown(ctx: ReleaseContext) -> None:
     nbgrader's checksum of its new text, so ``nbgrader validate`` finds it unchanged."""
     from nbgrader.utils import compute_checksum
 
+    from autograder.i18n.language import text_direction
+
     table = cell_translations(ctx.assignment, ctx.lang)
+    right_to_left = text_direction(ctx.lang) == "rtl"
     nb = nbformat.read(ctx.notebook, as_version=4)
     for cell in nb.cells:
         english = cell.metadata.get(SOURCE_TEXT)
         if english in table:
-            cell.source = INSTRUCTOR_VALIDATE.sub(f"`python {STUDENT_VALIDATE} ", table[english])
+            text = INSTRUCTOR_VALIDATE.sub(f"`python {STUDENT_VALIDATE} ", table[english])
+            # Jupyter lays markdown out left to right unless told: an HTML block around the cell
+            # (blank lines keep its inside Markdown) sets the direction; code spans stay LTR runs
+            cell.source = f'<div dir="rtl">\n\n{text}\n\n</div>' if right_to_left else text
             if "checksum" in cell.metadata.get("nbgrader", {}):
                 cell.metadata.nbgrader.checksum = compute_checksum(cell)
     nbformat.write(nb, ctx.notebook)

@@ -292,7 +292,7 @@ def test_no_network_out_of_the_sandbox(graded):
         ("float16_output", "failed", "float16"),
         ("int_output", "failed", "floating point"),
         ("meta_device_output", "error", "not plain data"),
-        ("broadcasting_shape", "failed", "shape"),
+        ("broadcasting_shape", "failed", "a single entry along axis -2"),
     ],
 )
 def test_resource_and_answer_cases_get_a_clear_verdict(graded, name, status, words):

@@ -14,7 +14,7 @@ from autograder.judging.diagnosis import location_texts as wording
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis, numeric_array
 
 
-def _off_entries(ctx: Context, case: Case) -> np.ndarray | None:
+def off_entries(ctx: Context, case: Case) -> np.ndarray | None:
     """Where the answer is off (same shape as the expected value), or None."""
     got, exp = numeric_array(case.got), numeric_array(case.expected)
     if got is None or exp is None or got.shape != exp.shape:
@@ -43,7 +43,7 @@ def find_nan(ctx: Context) -> Diagnosis | None:
 def find_masked_rows(ctx: Context) -> Diagnosis | None:
     """Wrong only in the rows whose mask allows nothing (a query that may attend to no key)."""
     for case in ctx.cases:
-        off = _off_entries(ctx, case)
+        off = off_entries(ctx, case)
         masks = [a for a in case.probe.args if isinstance(a, np.ndarray) and a.dtype == bool]
         if off is None or not masks or off.ndim < 2:
             return None
@@ -83,7 +83,7 @@ def find_edge(ctx: Context) -> Diagnosis | None:
     for axis, index in itertools.product(range(-first.ndim, 0), (0, -1)):
         ok = True
         for case in ctx.cases:
-            off = _off_entries(ctx, case)
+            off = off_entries(ctx, case)
             if off is None or off.ndim < -axis or off.shape[axis] < 3:
                 ok = False
                 break
@@ -100,7 +100,7 @@ def _wrong_indices(ctx: Context, axis: int) -> list[tuple[int, set[int]]] | None
     """Per failing probe: the axis's length and the indices along it where something is wrong."""
     out = []
     for case in ctx.cases:
-        off = _off_entries(ctx, case)
+        off = off_entries(ctx, case)
         if off is None or off.ndim < -axis or off.shape[axis] < 4:
             return None
         other = tuple(a for a in range(off.ndim) if a != off.ndim + axis)
@@ -221,7 +221,7 @@ def find_diagonal(ctx: Context) -> Diagnosis | None:
     for text, pick in ((on, lambda eye: eye), (off_diagonal, lambda eye: ~eye)):
         ok = True
         for case in ctx.cases:
-            off = _off_entries(ctx, case)
+            off = off_entries(ctx, case)
             if off is None or off.ndim < 2 or off.shape[-1] != off.shape[-2] or off.shape[-1] < 2:
                 return None
             eye = np.broadcast_to(np.eye(off.shape[-1], dtype=bool), off.shape)
@@ -252,7 +252,7 @@ def which_inputs(question, probes, cases) -> Diagnosis | None:
     )
 
 
-def _integer_input(ctx: Context, case: Case) -> np.ndarray | None:
+def integer_input(ctx: Context, case: Case) -> np.ndarray | None:
     """The probe's integer array argument of the output's own shape (an element-wise map such as
     relative position → bucket), or None."""
     exp = numeric_array(case.expected)
@@ -272,7 +272,7 @@ def find_input_region(ctx: Context) -> Diagnosis | None:
     small_right: set = set()  # right inputs smaller than every wrong one of their probe, over all probes
     off_by_one = True
     for case in ctx.cases:
-        inp, off = _integer_input(ctx, case), _off_entries(ctx, case)
+        inp, off = integer_input(ctx, case), off_entries(ctx, case)
         if inp is None or off is None or not off.any() or off.all():
             return None
         wrong, right = inp[off], inp[~off]

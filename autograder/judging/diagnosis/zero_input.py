@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from autograder.i18n import Message
 from autograder.judging.diagnosis.base import Context, Diagnosis
-from autograder.judging.diagnosis.locations import _integer_input, _off_entries
+from autograder.judging.diagnosis.locations import integer_input, off_entries
 
 
 def find_right_only_at_zero(ctx: Context) -> Diagnosis | None:
@@ -15,7 +15,7 @@ def find_right_only_at_zero(ctx: Context) -> Diagnosis | None:
     one; at least one probe holds a 0 and each several other inputs."""
     zero_seen = False
     for case in ctx.cases:
-        inputs, off = _integer_input(ctx, case), _off_entries(ctx, case)
+        inputs, off = integer_input(ctx, case), off_entries(ctx, case)
         if inputs is None or off is None:
             return None
         at_zero = inputs == 0
