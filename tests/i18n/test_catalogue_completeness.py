@@ -49,20 +49,21 @@ def test_a_missing_message_and_a_broken_placeholder_are_caught(tmp_path):
 
 def test_a_problem_sets_own_texts_are_translated_beside_it():
     ps5 = load_assignment("ps5")
-    assert problem_set_languages(ps5) == ["de", "fa"]  # assignments/ps5_equivariance/locale/
+    assert problem_set_languages(ps5) == list(TRANSLATED)  # assignments/ps5_equivariance/locale/
     assert problem_set_problems(ps5) == []  # every title and misconception, placeholders kept
     mistake = next(m for q in ps5.questions for m in q.misconceptions)
     stored = Message("{mistake} ({raised})", mistake=Message(mistake.feedback, PROBLEM_SET), raised="x").to_json()
     german = say(stored, "de", problem_set=ps5.name)
     assert german.startswith("Ihr Tester") and german.endswith("(x)")
-    assert say(stored, "ko", problem_set=ps5.name) == f"{mistake.feedback} (x)"  # no Korean catalogue: English
+    korean = say(stored, "ko", problem_set=ps5.name)
+    assert korean.endswith("(x)") and korean != f"{mistake.feedback} (x)"
+    assert say(stored, "en", problem_set=ps5.name) == f"{mistake.feedback} (x)"  # English: the text itself
 
 
-def test_ps1_and_ps6_are_translated_into_every_language(ps1):
-    """PS1's and PS6's titles, misconception feedback and formula concepts, in all five languages;
+def test_every_problem_set_is_translated_into_every_language(ps1):
+    """Every set's titles, misconception feedback and formula concepts, in all five languages;
     a diagnosis said inside a verdict comes out translated to the last word."""
-    ps6 = load_assignment("ps6")
-    for assignment in (ps1, ps6):
+    for assignment in [ps1] + [load_assignment(f"ps{n}") for n in range(2, 8)]:
         assert problem_set_languages(assignment) == list(TRANSLATED), assignment.name
         assert problem_set_problems(assignment) == [], assignment.name
     concept = next(q.compare.concept for q in ps1.questions if getattr(q.compare, "concept", ""))
