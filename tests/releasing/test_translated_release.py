@@ -196,3 +196,27 @@ def test_the_solved_german_notebook_validates(tmp_path, capsys):
     nbformat.write(answered(german / assignment.notebook, solution_sources(assignment)), tmp_path / assignment.notebook)
     assert student_validate.validate(str(tmp_path / assignment.notebook), lang="de") == 0
     assert "sichtbare Tests bestanden" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lang", ["de", "fa"])
+def test_nbgrader_validate_passes_on_the_solved_translated_notebook(tmp_path, lang):
+    """nbgrader's own `validate` (a kernel runs every cell, locked-cell checksums are read) on the
+    German and the Persian release with the solution filled in."""
+    import subprocess
+    import sys
+
+    from autograder.releasing.sample_submissions import solution_sources
+    from autograder.spec import load_assignment
+
+    assignment = load_assignment(GRADED_IN_GERMAN)
+    release = REPO / "release" / f"{assignment.name}_{lang}"
+    solved = answered(release / assignment.notebook, solution_sources(assignment))
+    nbformat.write(solved, tmp_path / assignment.notebook)
+    said = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "validate", assignment.notebook],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Success! Your notebook passes all the tests." in said.stdout, said.stdout[-2000:] + said.stderr[-2000:]
