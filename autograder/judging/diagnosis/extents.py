@@ -13,18 +13,10 @@ import numpy as np
 
 from autograder.i18n import N_, Message
 from autograder.judging.diagnosis.base import Context, Diagnosis
+from autograder.judging.diagnosis.location_texts import LENGTH_TEXTS, along
 
-# (fewer, more); {where}: " along axis …", or nothing for a 1-D output
-BY_ONE = (
-    N_(
-        "your output has one entry too few{where}: check its length — "
-        "a range, a slice or a stopping condition off by one"
-    ),
-    N_(
-        "your output has one entry too many{where}: check its length — "
-        "a range, a slice or a stopping condition off by one"
-    ),
-)
+# (fewer, more); {where}: " along axis …", or nothing for a 1-D output (location_texts.along)
+BY_ONE = LENGTH_TEXTS["one"]
 BY_COUNT = (
     N_(
         "your output has {count} entries too few{where} on every input: check its length — the bounds of a "
@@ -35,16 +27,7 @@ BY_COUNT = (
         "range or a slice, or a stopping condition"
     ),
 )
-EVERY_SECOND = (
-    N_(
-        "your output has half as many entries{where}, "
-        "every second one agreeing with the reference: check the step of a range or slice"
-    ),
-    N_(
-        "your output has twice as many entries{where}, "
-        "every second one agreeing with the reference: check the step of a range or slice"
-    ),
-)
+EVERY_SECOND = LENGTH_TEXTS["twice, every second"]
 EMPTY = N_("your output is empty{where} on every input: a range or a slice selects nothing there — check its bounds")
 SINGLE = N_(
     "your output has a single entry{where} where the reference has several, and it agrees with the reference's "
@@ -67,10 +50,6 @@ def _numbers(value) -> np.ndarray | None:
         return arr.astype(np.float64)
     except (TypeError, ValueError):
         return None
-
-
-def _where(ndim: int, axis: int) -> Message | str:
-    return "" if ndim == 1 else Message(" along axis {axis}", axis=axis)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -111,7 +90,7 @@ def find_length_offset(ctx: Context) -> Diagnosis | None:
         common = found if common is None else common & found
         if not common:
             return None
-    where = _where(ndim, axis)
+    where = along(ndim, axis)
     for kind in ("every_second", "empty", "single"):
         for key in common:
             if key[0] == kind:
