@@ -21,6 +21,7 @@ import numpy as np
 from autograder.i18n import Message
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
+from autograder.judging.diagnosis.batch_elements import find_first_entry_shared
 from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.constant_output import find_constant_output
 from autograder.judging.diagnosis.copied_rows import find_copied_rows
@@ -75,6 +76,7 @@ FINDERS = (
     find_sums_axis,
     find_mask,
     find_argument,
+    find_first_entry_shared,
     find_primitive_variants,
     find_rounded_weights,
     find_scaled_input,
