@@ -22,6 +22,7 @@ from autograder.i18n import Message
 from autograder.judging.compare.comparators import AllClose, Exact, Formula
 from autograder.judging.diagnosis.base import Case, Context, Diagnosis
 from autograder.judging.diagnosis.batch_elements import find_first_entry_shared
+from autograder.judging.diagnosis.between_rows import find_other_weight
 from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.constant_output import find_constant_output
 from autograder.judging.diagnosis.copied_rows import find_copied_rows
@@ -40,6 +41,7 @@ from autograder.judging.diagnosis.locations import (
     which_inputs,
 )
 from autograder.judging.diagnosis.mechanisms import find_blocked_entries, find_scaled_input
+from autograder.judging.diagnosis.pair_entries import find_misread_pairs, find_pair_entries_overwritten
 from autograder.judging.diagnosis.relations import (
     find_axes,
     find_factor,
@@ -59,6 +61,7 @@ from autograder.judging.diagnosis.reruns import (
     find_rounded_weights,
 )
 from autograder.judging.diagnosis.sequences import find_sequence_kind
+from autograder.judging.diagnosis.table_lookup import find_other_table_entries
 from autograder.judging.diagnosis.zero_input import find_right_only_at_zero
 from autograder.spec import Probe, Question
 
@@ -85,6 +88,10 @@ FINDERS = (
     find_sequence_kind,
     find_constant_output,
     find_copied_rows,
+    find_other_weight,
+    find_other_table_entries,
+    find_misread_pairs,
+    find_pair_entries_overwritten,
     # where the errors are: only once no relation (a factor, a scale, a mask, −∞) explains them
     find_masked_rows,
     find_edge,
