@@ -97,6 +97,17 @@ def nan_for_fully_masked_rows(q, k, v, mask=None):
     return _softmax_attention(q, k, v, mask, q.shape[-1] ** -0.5, fill_nan=False)
 
 
+# The tolerance against float32 noise at the probes' magnitude: scores reach |s| ≈ 30 (the 2-D
+# probe: entries ×3, d_k = 16), which float32 (ε = 1.2e-7) rounds to ~|s|·ε ≈ 4e-6 — the weights'
+# relative error — and outputs are |o| ≲ 5. Two honest float32 implementations (einsum, loops,
+# softmax by hand with or without its max, numpy, torch's sdpa, the whole computation in float64)
+# differ from the reference by at most 1.7e-6 (err / (1 + |expected|) ≤ 1.4e-6) over 300 student
+# ids' probes and the visible ones, under the default and avx2 kernels; atol = rtol = 1e-5 leaves
+# 7× that. Weights rounded to 4 decimals (errors of up to 5e-5 each, "as the documents print
+# them") are off by ≥ 5.8e-5 on every id — the old 1e-4 let them through (issue 36).
+# Sweep: /work/notes/issue-36-s6-B/sdpa_sweep.py; test: tests/assignments/test_ps1_sdpa_tolerance.py.
+SDPA_TOLERANCE = AllClose(atol=1e-5, rtol=1e-5)
+
 QUESTIONS = [
     Question(
         grade_id="sdpa",
@@ -117,7 +128,7 @@ QUESTIONS = [
                 note="The same example with a causal mask (True = may attend).",
             ),
         ],
-        compare=AllClose(atol=1e-4, rtol=1e-4),
+        compare=SDPA_TOLERANCE,
         misconceptions=(
             Misconception(
                 "missing_scale",
