@@ -17,6 +17,8 @@ feedback, and its ``QUESTIONS``:
 * ``length``         part 4, length generalisation: 001's digit limit and padding mask, a clipped relative bias,
                      training at length 8 and testing at length 32 (graded by training)
 * ``length_schemes`` part 4 (e), the five position schemes trained at length 8 and tested at 32
+* ``norm_order``     part 5, Pre-LN against Post-LN: each layer's gradient norm at initialisation,
+                     measured (``layer_grad_norms``), and what it shows (``norm_order_reading``)
 
 Points come from the notebook's grade cells. The notebook's one training run (part 4) takes
 about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest recipes.
@@ -24,7 +26,7 @@ about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest re
 
 from autograder.authoring import Assignment
 
-from . import bpe, length, length_schemes, loss, loss_examples, parser_tokens
+from . import bpe, length, length_schemes, loss, loss_examples, norm_order, parser_tokens
 
 ASSIGNMENT = Assignment(
     name="ps7_tasks",
@@ -36,6 +38,7 @@ ASSIGNMENT = Assignment(
         *parser_tokens.QUESTIONS,
         *length.QUESTIONS,
         *length_schemes.QUESTIONS,
+        *norm_order.QUESTIONS,
     ],
     cpu_s=200,
 )
