@@ -28,17 +28,29 @@ COS_TYPO = (
     "000's own table (cos(1/1), cos(1/10)) is computed with the right one."
 )
 
+ODD_EXPONENT = (
+    "Your exponents are odd, (2i+1)/d — the cosine column's number 2i+1 (or 2i − 1 with i counted from 1) — "
+    "for every pair: both columns of pair i share one frequency, and its exponent is the pair's even column "
+    "number 2i over d (2i = 0, 2, …, d − 2), so the first pair's frequency is base^0."
+)
+ONE_FREQUENCY_TOO_MANY = (
+    "Your sum runs over one frequency too many: there are d/2 pairs, i = 0 … d/2 − 1, and yours also takes "
+    "i = d/2 (exponent 1, the frequency 1/base) — a range that includes its end, as torch.arange(0, d + 1, 2) "
+    "or range(d // 2 + 1) does."
+)
+
 
 def randn(rng, *shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
 # ---- the frequencies and the sinusoidal table, right by default, one switch per mistake
-def omegas(d, base, *, sign=-1, factor=2, dim_index=False):
+def omegas(d, base, *, sign=-1, factor=2, dim_index=False, odd=False, extra=0):
     """Frequencies ω_i = base^(sign·factor·i/d), i = 0 … d/2 − 1 (right: sign −1, factor 2).
-    ``dim_index``: one frequency per coordinate j = 0 … d − 1, base^(sign·factor·j/d)."""
-    i = torch.arange(d if dim_index else d // 2, dtype=torch.float64)
-    return float(base) ** (sign * factor * i / d)
+    ``dim_index``: one frequency per coordinate j = 0 … d − 1, base^(sign·factor·j/d); ``odd``:
+    the exponent (factor·i + 1)/d; ``extra``: that many more pairs, i = 0 … d/2 − 1 + extra."""
+    i = torch.arange(d if dim_index else d // 2 + extra, dtype=torch.float64)
+    return float(base) ** (sign * (factor * i + (1 if odd else 0)) / d)
 
 
 def pe(n_pos, d, base=10000.0, *, swap=False, layout="interleaved", cos_typo=False, **omega_kw):

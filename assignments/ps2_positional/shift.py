@@ -7,7 +7,7 @@ import torch
 from autograder.authoring import AllClose, Misconception, Probe, Question
 from solutions.encodings import sinusoidal_shift_matrix
 
-from .common import EXPONENT_SIGN, I_NOT_2I, omegas
+from .common import EXPONENT_SIGN, I_NOT_2I, ODD_EXPONENT, omegas
 
 TRANSPOSED = (
     "Your M_k is the transpose of the right one, and the transpose shifts by −k: it maps "
@@ -64,6 +64,7 @@ QUESTIONS = [
             Misconception("exponent_sign", EXPONENT_SIGN, shift_variant(sign=+1)),
             Misconception("i_not_2i", I_NOT_2I, shift_variant(factor=1)),
             Misconception("omega_one", OMEGA_ONE, shift_variant(omega_one=True)),
+            Misconception("odd_exponent", ODD_EXPONENT, shift_variant(odd=True)),
         ),
     ),
 ]

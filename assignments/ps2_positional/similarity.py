@@ -9,7 +9,7 @@ import torch
 from autograder.authoring import AllClose, Exact, Formula, Misconception, Probe, Question
 from solutions.encodings import sinusoidal_similarity
 
-from .common import COS_TYPO, DIM_INDEX, EXPONENT_SIGN, I_NOT_2I, omegas, pe
+from .common import COS_TYPO, DIM_INDEX, EXPONENT_SIGN, I_NOT_2I, ODD_EXPONENT, ONE_FREQUENCY_TOO_MANY, omegas, pe
 
 FROM_PE = "Your dot products are taken right, but the encodings come from a sinusoidal_pe with a mistake (see 1a): "
 SIM = {
@@ -104,6 +104,8 @@ QUESTIONS = [
             Misconception("offset_as_position", SIM["offset"], similarity_variant(offset_as_position=True)),
             Misconception("pe_d_not_d_half", FROM_PE + DIM_INDEX, similarity_from_table(dim_index=True)),
             Misconception("pe_cos_typo_000", FROM_PE + COS_TYPO, similarity_from_table(cos_typo=True)),
+            Misconception("odd_exponent", ODD_EXPONENT, similarity_variant(odd=True)),
+            Misconception("one_frequency_too_many", ONE_FREQUENCY_TOO_MANY, similarity_variant(extra=1)),
         ),
     ),
     Question(

@@ -70,6 +70,23 @@ def y_to_x(x, y):
     return rotation_angles(y, x)
 
 
+def products(x, y):
+    """The pairs' four products x0·y0, x1·y1, x0·y1, x1·y0 (interleaved pairs)."""
+    x, y = torch.as_tensor(x, dtype=torch.float64), torch.as_tensor(y, dtype=torch.float64)
+    x0, x1, y0, y1 = x[..., 0::2], x[..., 1::2], y[..., 0::2], y[..., 1::2]
+    return x0 * y0, x1 * y1, x0 * y1, x1 * y0
+
+
+def cross_as_sum(x, y):
+    a, b, c, e = products(x, y)
+    return torch.atan2(c + e, a + b)
+
+
+def dot_as_difference(x, y):
+    a, b, c, e = products(x, y)
+    return torch.atan2(c - e, a - b)
+
+
 QUESTIONS = [
     Question(
         grade_id="rotation_angles",
@@ -110,6 +127,21 @@ QUESTIONS = [
                 "The angle turns x into y (counter-clockwise positive, as R_m turns by +m·θ_i); yours "
                 "is the angle from y back to x.",
                 y_to_x,
+            ),
+            Misconception(
+                "cross_sign",
+                "The first argument of your atan2 adds the two products where the 2-D cross product of "
+                "x's pair with y's pair — ‖x‖‖y‖ times the sine of the angle from x to y — subtracts "
+                "them: check its signs against the cross product's definition.",
+                cross_as_sum,
+            ),
+            Misconception(
+                "dot_minus",
+                "The second argument of your atan2 subtracts the two products where the dot product of "
+                "x's pair with y's pair — ‖x‖‖y‖ times the cosine of the angle between them — adds them "
+                "(a difference of those products belongs to multiplying the pairs as complex numbers, "
+                "which adds the two angles).",
+                dot_as_difference,
             ),
         ),
     ),
