@@ -47,9 +47,10 @@ def norm_stack(seed, depth):
 
 
 def _layer_norm(h, unbiased=False):
-    mean = h.mean(-1, keepdim=True)
-    var = h.var(-1, keepdim=True, unbiased=unbiased)
-    return (h - mean) / torch.sqrt(var + LN_EPS)
+    """torch's LayerNorm without scale and shift (biased variance); ``unbiased``: var over d − 1."""
+    if not unbiased:
+        return torch.nn.functional.layer_norm(h, h.shape[-1:], eps=LN_EPS)
+    return (h - h.mean(-1, keepdim=True)) / torch.sqrt(h.var(-1, keepdim=True) + LN_EPS)
 
 
 def _measured(seed, depth, arm, block=None, final_norm=None, both_matrices=True, unbiased=False, summed=False):
