@@ -5,7 +5,7 @@ causal attention adds m_h·(j − i) ≤ 0 for j ≤ i and −inf above the diag
 scaled by 1/√d before the bias is added. Document 000 (Q4.5) describes the slope as "a
 predefined constant, e.g. 0.4" that "normalises the scores into 0–1", and says the term
 differs per head: the ``free_constant`` misconceptions name the first part. References:
-``solutions.positional.alibi_slopes`` and ``solutions.encodings``. Part 7's paragraph (3
+``solutions.positional.alibi_slopes`` and ``solutions.encodings``. Part 8's paragraph (3
 points) is graded by hand; its rubric is in the source notebook.
 
 One module per question (or group of closely related questions), each with its reference,
@@ -19,13 +19,16 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 * ``profile``          part 6, where the last query looks (``alibi_profile``)
 * ``beyond``           part 7, attention at distances never seen in training
                        (``alibi_share_unseen``, ``heads_past_training_length``)
+* ``relative_learned`` part 9, document 001's learned relative positions: a vector per
+                       clipped offset added to the keys (``relative_key_scores``) and a scalar
+                       b ∈ R^{2K+1} per clipped offset (``clipped_bias_scores``)
 
 Points come from the notebook's grade cells.
 """
 
 from autograder.authoring import Assignment
 
-from . import attention, beyond, bias, profile, shift_invariance, slopes
+from . import attention, beyond, bias, profile, relative_learned, shift_invariance, slopes
 
 ASSIGNMENT = Assignment(
     name="ps4_alibi",
@@ -37,5 +40,6 @@ ASSIGNMENT = Assignment(
         *shift_invariance.QUESTIONS,
         *profile.QUESTIONS,
         *beyond.QUESTIONS,
+        *relative_learned.QUESTIONS,
     ],
 )

@@ -2,6 +2,8 @@
 call the student's `alibi_slopes`), the probes, the known-wrong slopes and their feedback.
 The wrong slopes and their texts are reused by the parts built on them (bias, attention)."""
 
+import math
+
 import torch
 
 from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
@@ -83,6 +85,56 @@ def slopes_start_at_one(n_heads):
     return torch.tensor([2.0 ** (-8.0 * h / n_heads) for h in range(n_heads)], dtype=torch.float64)
 
 
+# ---- slips in the exponent −8h/n (issue 36): the paper's rule (for n not a power of two too) with
+# another exponent(h, n), or another function of it in place of 2^x
+def with_exponent(exponent, power=lambda x: 2.0**x):
+    def slopes(n_heads):
+        def geometric(n):
+            return [power(exponent(h, n)) for h in range(1, n + 1)]
+
+        n_heads = int(n_heads)
+        c = 2 ** math.floor(math.log2(n_heads))
+        values = geometric(n_heads) if c == n_heads else geometric(c) + geometric(2 * c)[0::2][: n_heads - c]
+        return torch.tensor(values, dtype=torch.float64)
+
+    return slopes
+
+
+def _spellings(*exponents, power=lambda x: 2.0**x):
+    def others(n_heads):
+        return [with_exponent(e, power)(n_heads) for e in exponents]
+
+    return others
+
+
+EXPONENT_WITHOUT_N = (
+    "The exponent −8h/n is divided by the number of heads n, so that head n ends at 2^(−8) whatever "
+    "n is; yours leaves n out of the exponent (or puts it in the numerator), so the slopes fall far "
+    "faster than the sequence does."
+)
+FRACTION_UPSIDE_DOWN = (
+    "In the exponent −8h/n the head index h stands in the numerator and the number of heads n in "
+    "the denominator, so that the exponent grows by 8/n per head; yours has h below the fraction "
+    "bar (or 8 and n swapped), so the slopes do not form the sequence 2^(−8/n), 2^(−16/n), …."
+)
+SAME_SLOPE = (
+    "Every head gets the same slope: the exponent −8h/n grows with the head index h, so that each "
+    "head's slope is the previous one times 2^(−8/n); yours leaves h out."
+)
+SHIFTED_HEADS = (
+    "Off by one in the exponent: head h = 1 … n gets 2^(−8h/n), so head 1 has 2^(−8/n) and head n "
+    "exactly 2^(−8); yours is shifted by one head (h runs one too far), or divides by n ± 1."
+)
+EXPONENT_SIGN = (
+    "The exponent is negative: the slopes shrink from 2^(−8/n) for head 1 to 2^(−8) for head n, all "
+    "between 0 and 1; yours grow (2 to the power +8h/n)."
+)
+NOT_A_POWER = (
+    "Each slope is 2 raised to the power −8h/n, a positive number below 1; yours are the exponents "
+    "themselves (or 2 times them), negative numbers, not powers of two."
+)
+
+
 SLOPES = {
     "right": alibi_slopes,
     "free_constant": slopes_free_constant,
@@ -117,6 +169,34 @@ QUESTIONS = [
                 "starts_at_one",
                 "Head 1's slope is 2^(−8/n), not 2^0 = 1: the exponents are −8h/n for h = 1 … n.",
                 slopes_start_at_one,
+            ),
+            Misconception(
+                "exponent_without_n",
+                EXPONENT_WITHOUT_N,
+                with_exponent(lambda h, n: -8.0 * h),
+                also_wrong=_spellings(lambda h, n: -8.0 * h * n),
+            ),
+            Misconception(
+                "exponent_fraction_upside_down",
+                FRACTION_UPSIDE_DOWN,
+                with_exponent(lambda h, n: -8.0 * n / h),
+                also_wrong=_spellings(
+                    lambda h, n: -8.0 / (h * n), lambda h, n: -h * n / 8.0, lambda h, n: -n / (8.0 * h)
+                ),
+            ),
+            Misconception("exponent_without_h", SAME_SLOPE, with_exponent(lambda h, n: -8.0 / n)),
+            Misconception(
+                "exponent_shifted_by_one",
+                SHIFTED_HEADS,
+                with_exponent(lambda h, n: -8.0 * (h + 1) / n),
+                also_wrong=_spellings(lambda h, n: -8.0 * h / (n + 1), lambda h, n: -8.0 * h / (n - 1)),
+            ),
+            Misconception("exponent_sign", EXPONENT_SIGN, with_exponent(lambda h, n: 8.0 * h / n)),
+            Misconception(
+                "exponent_not_a_power",
+                NOT_A_POWER,
+                with_exponent(lambda h, n: -8.0 * h / n, power=lambda x: 2.0 * x),
+                also_wrong=_spellings(lambda h, n: -8.0 * h / n, power=lambda x: x),
             ),
         ),
     ),
