@@ -10,7 +10,7 @@ from solutions.attention import attention_weights, causal_mask
 from solutions.encodings import alibi_attention
 
 from .bias import BIAS_SIGN, bias
-from .slopes import FREE_CONSTANT, LINEAR, NAIVE_RULE, WRONG_ORDER
+from .slopes import FREE_CONSTANT, LINEAR, NAIVE_RULE, SLOPES, WRONG_ORDER
 
 
 def _randn(rng, *shape, scale=1.0):
@@ -36,6 +36,28 @@ def attention(q, k, v, *, use_bias=True, scale_bias=False, **bias_kw):
         b = b * scale
     w = attention_weights(q.double(), k.double(), causal_mask(t), scale=scale, bias=b)
     return (w @ v.double()).to(q.dtype)
+
+
+def slope_times_scores(q, k, v, *, with_bias=False, root_d=True):
+    """Document 000's m that "normalises" q·k: softmax(m_h·q·k/√d) with the causal mask, the
+    distance bias left out (or added as well)."""
+    n_heads, t, d = q.shape[-3:]
+    m = SLOPES["right"](n_heads)[:, None, None]
+    b = bias(n_heads, t, masked=None) if with_bias else None
+    scale = m / math.sqrt(d) if root_d else m
+    w = attention_weights(q.double(), k.double(), causal_mask(t), scale=scale, bias=b)
+    return (w @ v.double()).to(q.dtype)
+
+
+def slope_times_scores_others(q, k, v):
+    return [slope_times_scores(q, k, v, with_bias=True), slope_times_scores(q, k, v, root_d=False)]
+
+
+SLOPE_SCALES_SCORES = (
+    'The slope does not multiply q·k: document 000 says m "normalises" the growing q·k, but ALiBi '
+    "keeps the content scores q·k/√d as they are and adds m_h·(j − i), a penalty that grows with "
+    "the distance; yours scales the content scores by the slope."
+)
 
 
 def attention_variant(**kw):
@@ -83,6 +105,9 @@ QUESTIONS = [
                 "Add the bias after the scaling: softmax(q·k/√d + m_h·(j − i)). "
                 "Dividing the bias by √d as well flattens every head's slope by a factor √d.",
                 attention_variant(scale_bias=True),
+            ),
+            Misconception(
+                "slope_scales_scores", SLOPE_SCALES_SCORES, slope_times_scores, also_wrong=slope_times_scores_others
             ),
         ),
     ),
