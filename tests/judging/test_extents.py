@@ -105,3 +105,27 @@ def test_rows_copied_from_the_table_where_the_reference_mixes_them():
 
     _, res = _verdict("ps2_positional", "interpolate", not_rescaled)
     assert res.diagnosis == "copied_rows" and "a copy of one row of `table`" in res.feedback, res.feedback
+
+
+def test_a_geometric_sequence_that_runs_out_of_floating_point_or_has_another_length():
+    def exponent_scale_dropped(d, base):  # base^(−2i)/2 (no power of the reference's): 0 past an underflow
+        return 0.5 * float(base) ** -torch.arange(0, d, 2, dtype=torch.float64)
+
+    _, res = _verdict("ps3_rope", "rope_thetas", exponent_scale_dropped)
+    assert res.diagnosis == "sequence" and "with another ratio:" in res.feedback, res.feedback
+
+    def index_step_three(d, base):
+        return float(base) ** (-torch.arange(0, d, 3, dtype=torch.float64) / d)
+
+    _, res = _verdict("ps3_rope", "rope_thetas", index_step_three)
+    assert res.diagnosis == "sequence" and "another number of entries" in res.feedback, res.feedback
+
+
+def test_inf_where_the_reference_is_finite():
+    import math
+
+    def linear_exponent(d, base=10000.0):  # base * (−2i/d): the first wavelength divides by −0
+        return 2 * math.pi / (float(base) * (-torch.arange(0, d, 2, dtype=torch.float64) / d))
+
+    _, res = _verdict("ps2_positional", "wavelengths", linear_exponent)
+    assert res.diagnosis == "infinite" and "division by 0" in res.feedback, res.feedback

@@ -31,6 +31,7 @@ from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
     find_diagonal,
     find_edge,
+    find_infinite,
     find_input_region,
     find_masked_rows,
     find_nan,
@@ -107,6 +108,7 @@ FINDERS = (
     find_reshaped,
     find_other_axis,
     find_nan,
+    find_infinite,
 )
 
 

@@ -40,6 +40,25 @@ def find_nan(ctx: Context) -> Diagnosis | None:
     )
 
 
+def find_infinite(ctx: Context) -> Diagnosis | None:
+    """±inf in the answer where the reference is finite, on every failing probe (after the mask
+    finders: −∞ at the positions a mask blocks is said there)."""
+    for case in ctx.cases:
+        got, exp = numeric_array(case.got), numeric_array(case.expected)
+        if got is None or exp is None or got.shape != exp.shape:
+            return None
+        if not np.any(np.isinf(got) & np.isfinite(exp)):
+            return None
+    return Diagnosis(
+        "infinite",
+        Message(
+            "your output holds ±inf where the reference's values are finite: in floating point that comes from a "
+            "division by 0 (or the log of 0) or from a value too large to represent — look at what your code "
+            "divides by, takes the log of, or raises to a power"
+        ),
+    )
+
+
 def find_masked_rows(ctx: Context) -> Diagnosis | None:
     """Wrong only in the rows whose mask allows nothing (a query that may attend to no key)."""
     for case in ctx.cases:
