@@ -6,7 +6,8 @@ Two kinds of catalogue, one lookup:
 
 * the engine's, domain ``autograder``: ``autograder/i18n/locale/<lang>/LC_MESSAGES/autograder.po``;
 * a problem set's, domain ``<ps>``: ``<course source>/<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``
-  (misconception feedback and other texts written in the problem set, English the source).
+  (misconception feedback and other texts written in the problem set, English the source);
+* a problem set's probe labels, domain ``<ps>_labels``, beside it (``labels.py``).
 
 A message missing from a catalogue is said in English (gettext's fallback); the completeness
 check (``autograder.i18n.completeness``, run by ``autograder selftest`` and a test) fails on it.
@@ -24,6 +25,7 @@ from pathlib import Path
 from autograder.i18n.language import SOURCE_LANGUAGE, normalise
 
 ENGINE_DOMAIN = "autograder"
+LABELS_SUFFIX = "_labels"  # a problem set's probe labels: domain ``<ps>_labels`` (autograder/i18n/labels.py)
 ENGINE_LOCALE = Path(__file__).resolve().parent / "locale"
 _LOCK = threading.Lock()
 
@@ -69,10 +71,13 @@ def _load(path: Path) -> gettext.NullTranslations:
 
 
 def domain_locale(domain: str | None) -> Path:
-    """Where a domain's catalogues are: the engine's folder, or the problem set's ``locale/``."""
+    """Where a domain's catalogues are: the engine's folder, or the problem set's ``locale/`` (its
+    texts, domain ``<ps>``, and its probe labels, ``<ps>_labels``)."""
     if not domain or domain == ENGINE_DOMAIN:
         return ENGINE_LOCALE
     from autograder.course import find_course, shipped_problem_sets
+
+    domain = domain.removesuffix(LABELS_SUFFIX)
 
     try:
         local = find_course().source / domain / "locale"

@@ -6,7 +6,9 @@ kept (a translation may reorder ``{question}`` and ``{factor}``, never drop, add
   the messages its source uses (``extract.engine_messages``);
 * a problem set's (``<ps>/locale/<lang>/LC_MESSAGES/<ps>.po``) against the texts it writes for
   students (``problem_set_messages``), each language it has a catalogue for; the languages it
-  has none for (its texts said in English there) are ``missing_problem_set_languages``.
+  has none for (its texts said in English there) are ``missing_problem_set_languages``;
+* a problem set's probe labels (``<ps>_labels.po`` beside it) against the label templates its
+  questions' probes show (``labels.needed``: a question whose code changed is drawn again).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 
 from autograder.i18n.catalogue import ENGINE_DOMAIN, ENGINE_LOCALE, po_path, read_po
 from autograder.i18n.extract import TRANSLATED, engine_messages, problem_set_languages, problem_set_messages
+from autograder.i18n.labels import label_po
+from autograder.i18n.labels import needed as label_templates
 from autograder.i18n.message import placeholders
 
 
@@ -55,7 +59,13 @@ def problem_set_problems(assignment) -> list[str]:
         return []
     messages = problem_set_messages(assignment)
     locale = assignment.source_dir / "locale"
-    return [p for lang in languages for p in catalogue_problems(po_path(locale, lang, assignment.name), messages)]
+    labels = label_templates(assignment)  # its probe labels, a catalogue of their own beside it
+    return [
+        p
+        for lang in languages
+        for path, wanted in ((po_path(locale, lang, assignment.name), messages), (label_po(assignment, lang), labels))
+        for p in catalogue_problems(path, wanted)
+    ]
 
 
 def missing_problem_set_languages(assignment) -> list[str]:

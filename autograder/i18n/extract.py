@@ -120,9 +120,28 @@ def update_problem_set(assignment, languages) -> Path:
     return locale
 
 
+def update_labels(assignment, languages=TRANSLATED) -> str:
+    """Gather the set's probe-label templates (``labels.gather``: its ``<ps>_labels.pot``) and
+    bring each language's ``<ps>_labels.po`` in step, translations already there kept."""
+    from autograder.i18n.labels import gather, label_po
+
+    found = gather(assignment)
+    for lang in languages:
+        header = (
+            problem_set_header(assignment.name, lang)
+            .replace(
+                "titles, misconception feedback and formula concepts", "probe labels (templates: {v1} … are values)"
+            )
+            .replace(f"{assignment.name.split('_')[0]}:{lang}", f"{assignment.name.split('_')[0]}:labels")
+        )
+        update_catalogue(label_po(assignment, lang), found, header=header)
+    return f"{len(found)} label templates"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m autograder.i18n.extract [PS[:lang,lang]...]``: the engine's catalogues, and the
-    named problem sets' (their existing languages, or those named)."""
+    """``python -m autograder.i18n.extract [PS[:lang,lang]...] [PS:labels]``: the engine's
+    catalogues, and the named problem sets' (their existing languages, or those named; ``labels``:
+    their probe labels in every language, ``autograder/i18n/labels.py``)."""
     messages = engine_messages()
     for lang in LANGUAGES:
         if lang != SOURCE_LANGUAGE:
@@ -133,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     for arg in sys.argv[1:] if argv is None else argv:
         name, _, langs = arg.partition(":")
         assignment = load_assignment(name)
+        if langs == "labels":  # its probe labels: the .pot drawn again, each language's .po updated
+            print(f"{assignment.name}: {update_labels(assignment)}", file=sys.stderr)
+            continue
         chosen = langs.split(",") if langs else problem_set_languages(assignment)
         print(f"{assignment.name}: {', '.join(chosen)} in {update_problem_set(assignment, chosen)}", file=sys.stderr)
     return 0

@@ -90,12 +90,18 @@ def _rebuild(msgid: str, domain: str | None, args: dict) -> Message:
 def say(message: Message | dict | str, lang: str, problem_set: str | None = None) -> str:
     """``message`` in ``lang``: a Message, its stored form (results.json's ``message``) or a plain
     string (said as it is: text the engine has not made a message of). ``problem_set``: whose
-    catalogue the texts written in a problem set come from (domain PROBLEM_SET)."""
+    catalogue the texts written in a problem set come from (domain PROBLEM_SET) and whose probe
+    labels a plain-string argument may be (``labels.say_label``: translated by their template)."""
     if isinstance(message, dict):
         message = Message.from_json(message)
     if not isinstance(message, Message):
         return str(message)
-    args = {k: say(v, lang, problem_set) if isinstance(v, Message) else str(v) for k, v in message.args.items()}
+    from autograder.i18n.labels import say_label  # a probe label among the arguments: said in lang too
+
+    args = {
+        k: say(v, lang, problem_set) if isinstance(v, Message) else say_label(str(v), lang, problem_set)
+        for k, v in message.args.items()
+    }
     domain = problem_set if message.domain == PROBLEM_SET else message.domain
     if message.domain == PROBLEM_SET and not problem_set:
         return message.msgid.format_map(args) if args else message.msgid

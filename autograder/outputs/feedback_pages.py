@@ -22,6 +22,7 @@ from pathlib import Path
 from autograder.grading.hand_graded import PENDING, hand_graded
 from autograder.grading.storage import safe_name
 from autograder.i18n import N_, Message, say, translate
+from autograder.i18n.recognise import say_record_text
 from autograder.outputs.exports import question_titles, record_notes
 from autograder.outputs.templating import render
 from autograder.spec import Assignment
@@ -39,6 +40,7 @@ def feedback_text(question: dict, lang: str, problem_set: str) -> str:
 def flag_text(rec: dict, lang: str = "en") -> str:
     """What a flagged record's reader is told first: why the notebook was not graded."""
     reason = rec.get("flag_reason") or rec.get("error") or ""
+    reason = say_record_text(reason, lang)  # stored in English: said in the page's language when the engine knows it
     if rec.get("flag") == "unreadable":
         return translate("the file handed in could not be read as a notebook ({reason}).", lang, reason=reason)
     if rec.get("flag") == "wrong_assignment":
@@ -81,6 +83,7 @@ def feedback_page(
         notes = [n for n in notes if n not in said and not n.startswith(("flagged ", "another assignment's notebook"))]
         not_graded = translate(NOT_GRADED, lang)
         graded, pending = graded + [dict(row, status="not graded", feedback=not_graded) for row in pending], []
+    notes = [say_record_text(note, lang) for note in notes]  # flags and notes: stored English, said in lang
     if final:
         title = Message("{ps} — final grade for {student}", ps=assignment.name, student=student)
     else:

@@ -38,6 +38,7 @@ from autograder.judging.compare.formula_grammar import FUNCTIONS as FORMULA_FUNC
 from autograder.judging.compare.formula_grammar import FormulaSyntaxError, check_formula
 from autograder.judging.compare.formula_grammar import describe as _describe
 from autograder.judging.compare.formula_grammar import normalise as _normalise
+from autograder.judging.compare.formula_messages import syntax_message
 
 MAX_LENGTH = 500
 MAX_DEPTH = 40
@@ -59,8 +60,8 @@ def parse_formula(
     allowed_symbols, allowed_functions = tuple(allowed_symbols), tuple(allowed_functions)
     try:
         check_formula(text, allowed_symbols, allowed_functions)
-    except FormulaSyntaxError as exc:
-        raise FormulaError(str(exc)) from None
+    except FormulaSyntaxError as exc:  # the shipped grammar's English, as the message it is (formula_messages)
+        raise FormulaError(syntax_message(str(exc))) from None
     tree = ast.parse(_normalise(text), mode="eval")
     symbols = {name: sympy.Symbol(name, positive=True) for name in allowed_symbols}
     functions = {name: FUNCTIONS[name] for name in allowed_functions if name in FUNCTIONS}
