@@ -8,7 +8,8 @@ placeholder ``{v1}``, ``{v2}``, … in order — ``"L = {v1} rows, n_new = {v2}"
 translation serves every drawn instance, and the values go back in where the translation puts them.
 
 The templates of a set are gathered from its loaded questions' probes (``gather``: the labels
-``public_label`` shows, drawn for a few ids) into ``<ps>/locale/<ps>_labels.pot``, which also
+``public_label`` shows, drawn for a few ids) and the titles of its hand-graded questions (headings
+of its notebook, which no question module writes) into ``<ps>/locale/<ps>_labels.pot``, which also
 keeps, per question, a fingerprint of the code that draws its probes; the translations are
 ``<ps>/locale/<lang>/LC_MESSAGES/<ps>_labels.po`` (domain ``<ps>_labels``). A label without a word
 of a language in it (``"k = {v1}, d = {v2}"``, a quoted expression) is code and needs none.
@@ -76,7 +77,7 @@ def say_label(text: str, lang: str, problem_set: str | None) -> str:
         return text
     msgid, values = template(text)
     translated = gettext_for(lang, domain(problem_set))(msgid)
-    if translated == msgid:
+    if translated == msgid:  # not a label of the set, or one the catalogue says as it is
         return text
     try:
         return translated.format_map(values)
@@ -138,15 +139,28 @@ def read_manifest(assignment) -> dict[str, tuple[str, list[str]]]:
     found: dict[str, list[str]] = {gid: [] for gid in prints}
     for entry in read_po(path):
         for gid in entry.auto_comments if entry.id else ():
+            if gid == HAND_GRADED:
+                continue
             found.setdefault(gid, []).append(entry.id)
     return {gid: (prints.get(gid, ""), msgids) for gid, msgids in found.items()}
 
 
+HAND_GRADED = "hand-graded"  # the .pot's comment on a hand-graded question's title
+
+
+def hand_graded_templates(assignment) -> list[str]:
+    """The titles of the set's hand-graded questions (headings of its notebook, which no question
+    module writes), as templates: the page shows them beside the autograded ones."""
+    from autograder.grading.hand_graded import hand_graded
+
+    return list(dict.fromkeys(m for m in (template(h.title)[0] for h in hand_graded(assignment)) if is_language(m)))
+
+
 def needed(assignment) -> dict[str, list[str]]:
     """msgid -> the grade ids whose feedback may show it: from the ``.pot`` where a question's
-    code is unchanged, else drawn again now (``CHECK_IDS``)."""
+    code is unchanged, else drawn again now (``CHECK_IDS``); hand-graded titles read now."""
     manifest = read_manifest(assignment)
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = {m: [HAND_GRADED] for m in hand_graded_templates(assignment)}
     for q in assignment.questions:
         if not q.call or q.probes is None:
             continue
@@ -162,7 +176,7 @@ def gather(assignment) -> dict[str, list[str]]:
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = {m: [HAND_GRADED] for m in hand_graded_templates(assignment)}
     prints = []
     for q in assignment.questions:
         if not q.call or q.probes is None:

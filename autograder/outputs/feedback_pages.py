@@ -22,6 +22,7 @@ from pathlib import Path
 from autograder.grading.hand_graded import PENDING, hand_graded
 from autograder.grading.storage import safe_name
 from autograder.i18n import N_, Message, say, translate
+from autograder.i18n.labels import say_label
 from autograder.i18n.recognise import say_record_text
 from autograder.outputs.exports import question_titles, record_notes
 from autograder.outputs.templating import render
@@ -73,6 +74,7 @@ def feedback_page(
     for row in rows:
         row["feedback"] = feedback_text(row, lang, assignment.name)
         row["title"] = say(Message(row["title"], assignment.name), lang) if lang != "en" else row["title"]
+        row["title"] = say_label(row["title"], lang, assignment.name)  # a hand-graded question's (labels.py)
     shared = said_once(rows, lang)
     graded = [row for row in rows if row.get("status") != PENDING]
     pending = [row for row in rows if row.get("status") == PENDING]

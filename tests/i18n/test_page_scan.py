@@ -12,11 +12,12 @@ import re
 
 import pytest
 
+from autograder.grading.hand_graded import hand_graded, pending_entries
 from autograder.grading.integrity import CODE_PATTERNS, WALL_PATTERNS
 from autograder.i18n import Message, translate
 from autograder.i18n.catalogue import gettext_for
 from autograder.i18n.extract import TRANSLATED, engine_messages, problem_set_messages
-from autograder.i18n.labels import domain, read_manifest
+from autograder.i18n.labels import domain, hand_graded_templates, read_manifest
 from autograder.i18n.message import PROBLEM_SET, clauses
 from autograder.judging.compare.symbolic import FormulaError, parse_formula
 from autograder.outputs.feedback_pages import feedback_page
@@ -85,6 +86,7 @@ def _record(assignment) -> dict:
         with pytest.raises(FormulaError) as caught:
             parse_formula(text, ["d"])
         row(f"formula/{k}", Message("{where}: {problem}", where="your answer", problem=caught.value.args[0]))
+    questions |= pending_entries(assignment)  # the hand-graded questions, their titles from the notebook
     return {
         "score": 0.0,
         "max_score": float(len(questions)),
@@ -156,7 +158,8 @@ def _scan_patterns(assignment, engine, lang) -> Scan:
     said_labels = gettext_for(lang, domain(assignment.name))
     said = {m: translate(m, lang) for m in engine} | {m: said_set(m) for m in problem_set_messages(assignment)}
     patterns = [_english(text, translated) for m, translated in said.items() for text in {m, _head(m)}]
-    patterns += [_english(m, said_labels(m), 1, VALUE) for msgids in _labels(assignment).values() for m in msgids]
+    labels = [m for msgids in _labels(assignment).values() for m in msgids] + hand_graded_templates(assignment)
+    patterns += [_english(m, said_labels(m), 1, VALUE) for m in labels]
     return Scan(patterns)
 
 
@@ -192,6 +195,7 @@ def test_the_scan_finds_the_english_it_looks_for(sets, engine):
         )
         labels = [_instance(m) for msgids in _labels(assignment).values() for m in msgids if " " in m.strip()]
         titles = [q.title for q in assignment.questions if q.title and " " in q.title]
+        titles += [h.title.split(". ", 1)[-1] for h in hand_graded(assignment)]
         for wanted in (
             labels[:3]
             + titles[:2]
