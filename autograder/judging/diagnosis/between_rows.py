@@ -18,19 +18,17 @@ OTHER_WEIGHT = N_(
 )
 
 
+MAX_ROWS = 4096  # a table or an answer larger than this is no interpolation table: not searched
+
+
 def _segments(row: np.ndarray, table: np.ndarray) -> set[int]:
     """The a with ``row`` = table[a] + w·(table[a+1] − table[a]) for some real w."""
-    found = set()
-    for a in range(table.shape[0] - 1):
-        step = table[a + 1] - table[a]
-        norm = float(step @ step)
-        if norm < 1e-18:
-            continue
-        w = float((row - table[a]) @ step) / norm
-        scale = max(1.0, float(np.abs(table).max()))
-        if np.allclose(table[a] + w * step, row, rtol=0.0, atol=1e-6 * scale):
-            found.add(a)
-    return found
+    start, step = table[:-1], np.diff(table, axis=0)
+    norm = np.einsum("ad,ad->a", step, step)
+    w = np.einsum("ad,ad->a", row[None, :] - start, step) / np.where(norm < 1e-18, 1.0, norm)
+    scale = max(1.0, float(np.abs(table).max()))
+    close = np.all(np.abs(start + w[:, None] * step - row[None, :]) <= 1e-6 * scale, axis=1)
+    return set(np.flatnonzero(close & (norm >= 1e-18)).tolist())
 
 
 def find_other_weight(ctx: Context) -> Diagnosis | None:
@@ -42,7 +40,7 @@ def find_other_weight(ctx: Context) -> Diagnosis | None:
         if got is None or exp is None or got.shape != exp.shape or exp.ndim != 2 or exp.shape[1] < 2:
             return None
         off = ~np.isclose(got, exp, rtol=1e-4, atol=1e-5).all(-1)
-        if not off.any() or not np.all(np.isfinite(got)):
+        if not off.any() or not np.all(np.isfinite(got)) or got.shape[0] > MAX_ROWS:
             return None
         tables = [
             (name, np.asarray(arg, dtype=np.float64))
@@ -53,7 +51,8 @@ def find_other_weight(ctx: Context) -> Diagnosis | None:
         fits = [
             name
             for name, table in tables
-            if table.shape[0] >= 2 and all(_segments(got[r], table) & _segments(exp[r], table) for r in rows)
+            if 2 <= table.shape[0] <= MAX_ROWS
+            and all(_segments(got[r], table) & _segments(exp[r], table) for r in rows)
         ]
         if len(fits) != 1:
             return None
