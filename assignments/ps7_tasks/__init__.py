@@ -17,6 +17,7 @@ feedback, and its ``QUESTIONS``:
 * ``length``         part 4, length generalisation: 001's digit limit and padding mask, a clipped relative bias,
                      training at length 8 and testing at length 32 (graded by training)
 * ``length_schemes`` part 4 (e), the five position schemes trained at length 8 and tested at 32
+* ``more_digits``    part 4 (f), addition trained on 2-digit sums and tested on 3 digits (learned, sinusoidal)
 * ``norm_order``     part 5, Pre-LN against Post-LN: each layer's gradient norm at initialisation,
                      measured (``layer_grad_norms``), and what it shows (``norm_order_reading``)
 
@@ -26,7 +27,7 @@ about a CPU-second for the reference; ``cpu_s`` leaves room for slower honest re
 
 from autograder.authoring import Assignment
 
-from . import bpe, length, length_schemes, loss, loss_examples, norm_order, parser_tokens
+from . import bpe, length, length_schemes, loss, loss_examples, more_digits, norm_order, parser_tokens
 
 ASSIGNMENT = Assignment(
     name="ps7_tasks",
@@ -38,6 +39,7 @@ ASSIGNMENT = Assignment(
         *parser_tokens.QUESTIONS,
         *length.QUESTIONS,
         *length_schemes.QUESTIONS,
+        *more_digits.QUESTIONS,
         *norm_order.QUESTIONS,
     ],
     cpu_s=200,
