@@ -190,16 +190,19 @@ def clip_one_less(offset, clip):
     return offset.clamp(-(clip - 1), clip - 1) + clip - 1
 
 
-def weighted(content_weight, relative_weight, *, content_root=lambda q: q.shape[-1]):
-    """content·w_c + table term·w_r, each weight a power of √d (0: the term left out), signs ±;
-    ``content_root``: the size whose root stands in for √d in the content's weight."""
+def right_terms(q, k, table):
+    """(q_i·k_j, the table's term of each pair as the formula reads the table, √d), float64."""
+    t = q.shape[-2]
+    offset = torch.arange(t)[None, :] - torch.arange(t)[:, None]
+    return _terms(q, k, table, _rows(table, offset, _right_index))
+
+
+def weighted(content_weight, relative_weight):
+    """content·w_c + table term·w_r, each weight a power of √d (0: the term left out), signs ±."""
 
     def wrong(q, k, table):
-        t = q.shape[-2]
-        offset = torch.arange(t)[None, :] - torch.arange(t)[:, None]
-        content, relative, root_d = _terms(q, k, table, _rows(table, offset, _right_index))
-        root = math.sqrt(content_root(q))
-        return (content * content_weight(root) + relative * relative_weight(root_d)).to(q.dtype)
+        content, relative, root_d = right_terms(q, k, table)
+        return (content * content_weight(root_d) + relative * relative_weight(root_d)).to(q.dtype)
 
     return wrong
 
@@ -218,14 +221,21 @@ OTHER_SIZES = (lambda q: q.shape[-2], lambda q: q.shape[0])  # T, or the first a
 
 def reweighted(right):
     """Every other pair of weights than ``right`` = (content's, table term's); the right one with
-    √d taken from another size; the table's term alone, not broadcast over the batch."""
+    √d taken from another size; the table's term alone, not broadcast over the batch. The two
+    terms are computed once."""
 
     def others(q, k, table):
+        content, relative, root_d = right_terms(q, k, table)
+
+        def combine(a, b, content_root=root_d):
+            return (content * WEIGHTS[a](content_root) + relative * WEIGHTS[b](root_d)).to(q.dtype)
+
         pairs = [(a, b) for a in WEIGHTS for b in WEIGHTS if (a, b) != right and (a, b) != ("0", "0")]
-        out = [weighted(WEIGHTS[a], WEIGHTS[b])(q, k, table) for a, b in pairs]
-        out += [weighted(WEIGHTS[right[0]], WEIGHTS[right[1]], content_root=size)(q, k, table) for size in OTHER_SIZES]
-        alone = weighted(WEIGHTS["0"], WEIGHTS[right[1]])(q[(0,) * (q.dim() - 2)], k[(0,) * (k.dim() - 2)], table)
-        return [*out, alone] if table.dim() == 1 else out
+        out = [combine(a, b) for a, b in pairs]
+        out += [combine(*right, content_root=math.sqrt(size(q))) for size in OTHER_SIZES]
+        if table.dim() == 1:  # the bias b alone, (T, T), not broadcast over the batch
+            out.append((relative[(0,) * (relative.dim() - 2)] * WEIGHTS[right[1]](root_d)).to(q.dtype))
+        return out
 
     return others
 
