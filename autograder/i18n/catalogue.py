@@ -30,6 +30,11 @@ ENGINE_LOCALE = Path(__file__).resolve().parent / "locale"
 _LOCK = threading.Lock()
 
 
+def N_(message_id: str) -> str:
+    """Marks a literal as a message (the catalogue has it) where it is said later (a refusal)."""
+    return message_id
+
+
 def po_path(locale_dir: Path, lang: str, domain: str) -> Path:
     return Path(locale_dir) / lang / "LC_MESSAGES" / f"{domain}.po"
 

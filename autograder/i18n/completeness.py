@@ -18,8 +18,8 @@ from pathlib import Path
 
 from autograder.i18n.catalogue import ENGINE_DOMAIN, ENGINE_LOCALE, po_path, read_po
 from autograder.i18n.extract import TRANSLATED, engine_messages, problem_set_languages, problem_set_messages
-from autograder.i18n.labels import label_po
-from autograder.i18n.labels import needed as label_templates
+from autograder.i18n.label_catalogue import label_po
+from autograder.i18n.label_catalogue import needed as label_templates
 from autograder.i18n.message import placeholders
 
 

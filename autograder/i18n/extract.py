@@ -123,7 +123,7 @@ def update_problem_set(assignment, languages) -> Path:
 def update_labels(assignment, languages=TRANSLATED) -> str:
     """Gather the set's probe-label templates (``labels.gather``: its ``<ps>_labels.pot``) and
     bring each language's ``<ps>_labels.po`` in step, translations already there kept."""
-    from autograder.i18n.labels import gather, label_po
+    from autograder.i18n.label_catalogue import gather, label_po
 
     found = gather(assignment)
     for lang in languages:

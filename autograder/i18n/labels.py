@@ -7,7 +7,7 @@ value in it (a number, a list or tuple of numbers, a quoted string, None/True/Fa
 placeholder ``{v1}``, ``{v2}``, … in order — ``"L = {v1} rows, n_new = {v2}"`` — so one
 translation serves every drawn instance, and the values go back in where the translation puts them.
 
-The templates of a set are gathered from its loaded questions' probes (``gather``: the labels
+The templates of a set are gathered (``label_catalogue.py``) from its loaded questions' probes (``gather``: the labels
 ``public_label`` shows, drawn for a few ids) and the titles of its hand-graded questions (headings
 of its notebook, which no question module writes) into ``<ps>/locale/<ps>_labels.pot``, which also
 keeps, per question, a fingerprint of the code that draws its probes; the translations are
@@ -20,15 +20,9 @@ adds is caught until it is translated.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import re
-from datetime import UTC, datetime
-from functools import cache
-from pathlib import Path
 
-from autograder.i18n.catalogue import LABELS_SUFFIX, gettext_for, po_path, read_po
-from autograder.i18n.message import N_
+from autograder.i18n.catalogue import LABELS_SUFFIX, N_, gettext_for
 
 _NUMBER = r"[-−]?\d+(?:\.\d+)?(?:e[-+−]?\d+)?"
 VALUE = re.compile(
@@ -39,11 +33,9 @@ VALUE = re.compile(
     |\b(?:None|True|False)\b""",
     re.X,
 )
-_WORD = re.compile(r"(?<![\w{])[^\W\d_]{2,}(?![\w}])")  # a word of a language, not an identifier
+WORD = re.compile(r"(?<![\w{])[^\W\d_]{2,}(?![\w}])")  # a word of a language, not an identifier
 # the engine's own labels of a value question's single probe (spec.Question.probes_for)
 ENGINE_LABELS = (N_("your parameters"), N_("your answer"))
-GATHER_IDS = ("selftest-a", "selftest-b", "selftest-c", "labels-a", "labels-b", "labels-c")
-CHECK_IDS = GATHER_IDS[:1]  # a question whose code changed since the .pot: drawn again for this id
 
 
 def template(label: str) -> tuple[str, dict[str, str]]:
@@ -60,7 +52,7 @@ def template(label: str) -> tuple[str, dict[str, str]]:
 
 def is_language(msgid: str) -> bool:
     """Has the template a word to translate (else it is code, shown as it is)?"""
-    return bool(_WORD.search(re.sub(r"\{v\d+\}", " ", msgid)))
+    return bool(WORD.search(re.sub(r"\{v\d+\}", " ", msgid)))
 
 
 def domain(problem_set: str) -> str:
@@ -83,126 +75,3 @@ def say_label(text: str, lang: str, problem_set: str | None) -> str:
         return translated.format_map(values)
     except (KeyError, IndexError, ValueError):  # a broken translation: the English says it right
         return text
-
-
-# ---- gathering: which templates a problem set's feedback may show
-
-
-@cache
-def _templating() -> bytes:
-    """What turns a probe into its template: public_label, template, is_language, the ids drawn."""
-    from autograder.judging.labels import public_label
-
-    code = "".join(inspect.getsource(f) for f in (public_label, template, is_language))
-    return (code + VALUE.pattern + _WORD.pattern + repr(GATHER_IDS)).encode()
-
-
-def fingerprint(question) -> str:
-    """The code that draws the question's probes (its module) and the templating."""
-    h = hashlib.sha256(_templating())
-    try:
-        h.update(Path(inspect.getsourcefile(question.probes)).read_bytes())
-    except (TypeError, OSError):
-        h.update(repr(question.probes).encode())
-    return h.hexdigest()[:16]
-
-
-def question_templates(question, assignment, ids=GATHER_IDS) -> list[str]:
-    """The templates of the labels the question's feedback may show, drawn for ``ids``."""
-    from autograder.i18n.message import Message
-    from autograder.judging.labels import public_label
-
-    if not question.call or question.probes is None:
-        return []
-    found = []
-    for student in ids:
-        for i, probe in enumerate(question.probes_for(student, assignment)):
-            label = public_label(probe, i)
-            if isinstance(label, Message):  # "probe {n}": the engine's message
-                continue
-            msgid = template(label)[0]
-            if is_language(msgid):
-                found.append(msgid)
-    return list(dict.fromkeys(found))
-
-
-def pot_path(assignment) -> Path:
-    return assignment.source_dir / "locale" / f"{domain(assignment.name)}.pot"
-
-
-def read_manifest(assignment) -> dict[str, tuple[str, list[str]]]:
-    """grade id -> (fingerprint, templates) as the ``.pot`` keeps them."""
-    path = pot_path(assignment)
-    if not path.is_file():
-        return {}
-    prints = dict(re.findall(r"^# question (\S+) (\w+)$", path.read_text("utf-8"), re.M))
-    found: dict[str, list[str]] = {gid: [] for gid in prints}
-    for entry in read_po(path):
-        for gid in entry.auto_comments if entry.id else ():
-            if gid == HAND_GRADED:
-                continue
-            found.setdefault(gid, []).append(entry.id)
-    return {gid: (prints.get(gid, ""), msgids) for gid, msgids in found.items()}
-
-
-HAND_GRADED = "hand-graded"  # the .pot's comment on a hand-graded question's title
-
-
-def hand_graded_templates(assignment) -> list[str]:
-    """The titles of the set's hand-graded questions (headings of its notebook, which no question
-    module writes), as templates: the page shows them beside the autograded ones."""
-    from autograder.grading.hand_graded import hand_graded
-
-    return list(dict.fromkeys(m for m in (template(h.title)[0] for h in hand_graded(assignment)) if is_language(m)))
-
-
-def needed(assignment) -> dict[str, list[str]]:
-    """msgid -> the grade ids whose feedback may show it: from the ``.pot`` where a question's
-    code is unchanged, else drawn again now (``CHECK_IDS``); hand-graded titles read now."""
-    manifest = read_manifest(assignment)
-    found: dict[str, list[str]] = {m: [HAND_GRADED] for m in hand_graded_templates(assignment)}
-    for q in assignment.questions:
-        if not q.call or q.probes is None:
-            continue
-        kept = manifest.get(q.grade_id)
-        msgids = kept[1] if kept and kept[0] == fingerprint(q) else question_templates(q, assignment, CHECK_IDS)
-        for msgid in msgids:
-            found.setdefault(msgid, []).append(q.grade_id)
-    return found
-
-
-def gather(assignment) -> dict[str, list[str]]:
-    """Write ``<ps>_labels.pot`` from the questions' probes drawn now; returns msgid -> grade ids."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import write_po
-
-    found: dict[str, list[str]] = {m: [HAND_GRADED] for m in hand_graded_templates(assignment)}
-    prints = []
-    for q in assignment.questions:
-        if not q.call or q.probes is None:
-            continue
-        prints.append(f"question {q.grade_id} {fingerprint(q)}")
-        for msgid in question_templates(q, assignment):
-            found.setdefault(msgid, []).append(q.grade_id)
-    catalog = Catalog(domain=domain(assignment.name), project="transformer-autograder", version="0.1", fuzzy=False)
-    catalog.creation_date = catalog.revision_date = datetime(2026, 1, 1, tzinfo=UTC)  # no churn
-    catalog.header_comment = "\n".join(
-        [
-            f"# {assignment.name}: the probe labels its feedback may show, as templates (autograder/i18n/labels.py).",
-            f"# Written by `python -m autograder.i18n.extract {assignment.name.split('_')[0]}:labels`; do not edit.",
-            "# Per question, a fingerprint of the code that draws its probes:",
-            *(f"# {line}" for line in prints),
-            "#",
-        ]
-    )
-    for msgid, gids in found.items():
-        catalog.add(msgid, "", auto_comments=gids)
-    path = pot_path(assignment)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
-        write_po(f, catalog, width=100, omit_header=False, sort_output=False, no_location=True)
-    return found
-
-
-def label_po(assignment, lang: str) -> Path:
-    return po_path(assignment.source_dir / "locale", lang, domain(assignment.name))

@@ -16,8 +16,10 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from autograder.i18n.catalogue import gettext_for
+from autograder.i18n.catalogue import N_, gettext_for
+from autograder.i18n.labels import say_label  # a probe label among the arguments: said in lang too
 
+__all__ = ["N_", "PROBLEM_SET", "Message", "clauses", "placeholders", "say", "translate"]
 _FIELDS = string.Formatter()
 PROBLEM_SET = "problem-set"  # the domain of a text written in a problem set: the one being shown
 
@@ -28,11 +30,6 @@ def placeholders(text: str) -> set[str]:
         return {name for _, name, _, _ in _FIELDS.parse(text) if name}
     except ValueError:  # an unbalanced brace: no valid field set
         return {"<unbalanced braces>"}
-
-
-def N_(message_id: str) -> str:
-    """Marks a literal as a message (the catalogue has it) where it is said later (a refusal)."""
-    return message_id
 
 
 class Message(str):
@@ -96,8 +93,6 @@ def say(message: Message | dict | str, lang: str, problem_set: str | None = None
         message = Message.from_json(message)
     if not isinstance(message, Message):
         return str(message)
-    from autograder.i18n.labels import say_label  # a probe label among the arguments: said in lang too
-
     args = {
         k: say(v, lang, problem_set) if isinstance(v, Message) else say_label(str(v), lang, problem_set)
         for k, v in message.args.items()

@@ -17,7 +17,8 @@ from autograder.grading.integrity import CODE_PATTERNS, WALL_PATTERNS
 from autograder.i18n import Message, translate
 from autograder.i18n.catalogue import gettext_for
 from autograder.i18n.extract import TRANSLATED, engine_messages, problem_set_messages
-from autograder.i18n.labels import domain, hand_graded_templates, read_manifest
+from autograder.i18n.label_catalogue import hand_graded_templates, read_manifest
+from autograder.i18n.labels import domain
 from autograder.i18n.message import PROBLEM_SET, clauses
 from autograder.judging.compare.symbolic import FormulaError, parse_formula
 from autograder.outputs.feedback_pages import feedback_page

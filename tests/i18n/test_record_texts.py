@@ -15,7 +15,8 @@ from autograder.grading.notebook import NotebookError, parse_notebook, read_note
 from autograder.i18n import Message, say
 from autograder.i18n.completeness import problem_set_problems
 from autograder.i18n.extract import TRANSLATED
-from autograder.i18n.labels import ENGINE_LABELS, is_language, read_manifest, say_label, template
+from autograder.i18n.label_catalogue import read_manifest
+from autograder.i18n.labels import ENGINE_LABELS, is_language, say_label, template
 from autograder.i18n.recognise import RECORD_TEXTS, recognise, say_record_text
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.formula_messages import SYNTAX_ERRORS
