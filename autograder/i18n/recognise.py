@@ -41,7 +41,7 @@ FLAGS = (
     N_("tried to use the network"),
     N_("wrote malformed data into the result channel"),
 )
-# why a notebook is another assignment's, or could not be read (a flag's reason)
+# why a notebook is another assignment's, could not be read, or is not there (a flag's reason, an error)
 REASONS = (
     N_("{file} is the {other} notebook, not {this}'s: {held}"),
     N_("none of {this}'s graded cells is in it"),
@@ -56,6 +56,9 @@ REASONS = (
     N_("{file} is JSON but not a Jupyter notebook (it has no nbformat and cells)"),
     N_("{file} could not be read as a notebook ({detail})"),
     N_("expected one notebook named {file} in the submission, found {count}: {found}"),
+    N_("no notebook was submitted (expected {file})"),  # intake: why there is no notebook (a record's error)
+    N_("expected {file}, found {count} notebooks ({found})"),
+    N_("no {folder}/ folder was submitted"),
 )
 # a record's notes (outputs/exports.record_notes)
 NOTES = (

@@ -35,7 +35,9 @@ def feedback_text(question: dict, lang: str, problem_set: str) -> str:
     """A question's feedback in ``lang``: its stored message said there (a misconception in
     ``problem_set``'s catalogue), else the English text."""
     message = question.get("message")
-    return say(message, lang, problem_set) if message and lang != "en" else question.get("feedback", "")
+    if message and lang != "en":
+        return say(message, lang, problem_set)
+    return say_record_text(question.get("feedback", ""), lang)  # plain English: an intake problem the engine knows
 
 
 def flag_text(rec: dict, lang: str = "en") -> str:

@@ -118,6 +118,13 @@ CODE_WORDS = {"None", "True", "False"}  # "`{a}` is None" is one word of English
 VALUE = r"(?:'[^']*'|\[[^\]]*\]|\([^)]*\)|[-−]?\d[\w.+−-]*|None|True|False)"  # what a label's {vN} holds
 
 
+def _missing(assignment) -> dict:
+    """No notebook handed in: every question says why, in the intake's words (plain English stored)."""
+    why = f"no notebook was submitted (expected {assignment.notebook})"
+    said = {"score": 0.0, "max_score": 1.0, "status": "missing", "feedback": why}
+    return {"score": 0.0, "max_score": 1.0, "questions": {q.grade_id: said for q in assignment.questions}, "error": why}
+
+
 def _english(msgid: str, said: str, words: int = 2, hole: str = ANY) -> tuple[str, str] | None:
     """``msgid`` as a pattern of the page's text when it is English (``words`` words or more
     outside its placeholders: a sentence; a label's one word) that the page's language says otherwise:
@@ -177,6 +184,7 @@ def test_no_english_sentence_is_left_on_a_translated_page(sets, engine, lang):
         pages.not_graded(job, lang),
         pages.error(404, "Not Found", "no such submission", "/", 3, lang),
         feedback_page(sets[0], "alice", _flagged(), lang=lang),
+        feedback_page(sets[0], "alice", _missing(sets[0]), lang=lang),
     ]
     for assignment in sets:
         scan = _scan_patterns(assignment, engine, lang)
@@ -205,6 +213,8 @@ def test_the_scan_finds_the_english_it_looks_for(sets, engine):
             assert wanted[:30] in found, (assignment.name, wanted)
     found = _scan_patterns(sets[0], engine, "de").findall(_text(feedback_page(sets[0], "alice", _record(sets[0]))))
     assert any("locked cell" in f for f in found) and any("handed in late" in f for f in found)
+    missing = _scan_patterns(sets[0], engine, "de").findall(_text(feedback_page(sets[0], "alice", _missing(sets[0]))))
+    assert any("no notebook was submitted" in f for f in missing)
     assert any("not a formula I can read" in f for f in found) and any(
         "is not allowed in a formula" in f for f in found
     )

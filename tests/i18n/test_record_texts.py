@@ -18,6 +18,7 @@ from autograder.i18n.extract import TRANSLATED
 from autograder.i18n.label_catalogue import read_manifest
 from autograder.i18n.labels import ENGINE_LABELS, is_language, say_label, template
 from autograder.i18n.recognise import RECORD_TEXTS, recognise, say_record_text
+from autograder.intake.collect import choose_notebook
 from autograder.judging.compare import formula_grammar
 from autograder.judging.compare.formula_messages import SYNTAX_ERRORS
 from autograder.judging.compare.symbolic import FormulaError, parse_formula
@@ -78,7 +79,10 @@ def _every_flag(tmp_path: Path) -> list[str]:
         "the notebook's kernel is R (r), not Python: it was run as Python",
         "ps1.ipynb holds none of ps1_attention's cells and scored 0: another assignment's?",
         "expected one notebook named ps1_attention.ipynb in the submission, found 0: none",
+        "no ps1_attention/ folder was submitted",  # intake/collect.py
     ]
+    ps1 = type("A", (), {"notebook": "ps1_attention.ipynb", "name": "ps1_attention"})()
+    flags += [choose_notebook([], ps1)[1], choose_notebook([Path("a.ipynb"), Path("b.ipynb")], ps1)[1]]
     flags += record_notes({"late": True, "flag": "unreadable", "flag_reason": "x", "late_submission_penalty": 2})
     flags += record_notes({"flag": "wrong_assignment"})
     for data in (b"", b"\xff", b'{"cells": [', b'{"a" 1}', b"[]", b'{"nbformat": 4, "cells": 3}'):
