@@ -169,6 +169,7 @@ QUESTIONS = [
                 "starts_at_one",
                 "Head 1's slope is 2^(−8/n), not 2^0 = 1: the exponents are −8h/n for h = 1 … n.",
                 slopes_start_at_one,
+                also_wrong=_spellings(lambda h, n: -8.0 * (h - 1) / n),  # the paper's rule for n ≠ 2^k too
             ),
             Misconception(
                 "exponent_without_n",

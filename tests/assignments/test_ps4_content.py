@@ -156,3 +156,41 @@ def test_the_corpus_student_whose_profile_is_a_numpy_array_runs_every_cell(monke
                 exec("".join(cell["source"]), namespace)  # noqa: S102
     assert isinstance(namespace["alibi_profile"](0.5, 4), np.ndarray)
     assert "share >= 512 back" in printed.getvalue() and namespace["heads_past_training_length"] == [7, 8]
+
+
+# ---- issue 36: the slips in the slopes' exponent −8h/n are named, not "values differ"
+
+
+def _student_slopes(power_of_two):
+    """A student's alibi_slopes with the paper's rule for n not a power of two, written around a
+    helper ``power_of_two(n)`` (the usual shape), so that a slip in the helper reaches every n."""
+    import math
+
+    def alibi_slopes(n_heads):
+        c = 2 ** math.floor(math.log2(n_heads))
+        slopes = power_of_two(n_heads) if c == n_heads else power_of_two(c) + power_of_two(2 * c)[0::2][: n_heads - c]
+        return torch.tensor(slopes, dtype=torch.float64)
+
+    return alibi_slopes
+
+
+EXPONENT_SLIPS = {
+    "exponent_shifted_by_one": lambda n: [2 ** (-8 * h / n) for h in range(2, n + 2)],
+    "exponent_fraction_upside_down": lambda n: [2 ** (-h * n / 8) for h in range(1, n + 1)],
+    "exponent_without_n": lambda n: [2.0 ** (-8 * h) for h in range(1, n + 1)],
+    "exponent_without_h": lambda n: [2 ** (-8 / n)] * n,
+    "exponent_sign": lambda n: [2 ** (8 * h / n) for h in range(1, n + 1)],
+    "starts_at_one": lambda n: [2 ** (-8 * h / n) for h in range(n)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPONENT_SLIPS))
+def test_a_slip_in_the_slopes_exponent_gets_its_own_feedback(name):
+    from autograder.judging.instructor_answers import known_wrong_outcome
+    from autograder.judging.verdict import judge
+
+    q = ASSIGNMENT.question("alibi_slopes")
+    for student in [f"student-{i}" for i in range(5)]:
+        probes = q.probes_for(student, ASSIGNMENT)
+        result = judge(q, probes, known_wrong_outcome(q, probes, _student_slopes(EXPONENT_SLIPS[name])))
+        assert result.status == "failed" and result.misconception == name, (student, result.misconception)
