@@ -9,7 +9,7 @@ what each scheme does; a student who copies 001's plan or 004's claim loses the 
 
 Measured (issue 35, engineer D's note: ``DIGITS_SOURCE``'s recipe, 800 steps with the learning rate
 falling linearly, about 7 CPU-s a run): on every seed swept, both schemes get most 2-digit sums right
-and almost no 3-digit sum (0–0.4 %); the outcome classes are split at one half, far from both. Only
+and almost no 3-digit sum (0–0.6 %, seeds 0–12); the outcome classes are split at one half, far from both. Only
 the student's strings are compared: nothing the grader checks depends on the processor.
 """
 

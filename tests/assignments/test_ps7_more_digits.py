@@ -1,7 +1,7 @@
 """PS7 part 4 (f), addition on one more digit: the notebook's locked experiment is the module's
 ``DIGITS_SOURCE``; its learned table shows the mechanism the answer rests on (2-digit training never
 reaches the rows a 3-digit source needs, so they stay as initialised); and 001's and 004's claims
-are rejected. The outcomes themselves (0–0.4 % of 3-digit sums right for either scheme, seeds 0–9)
+are rejected. The outcomes themselves (0–0.6 % of 3-digit sums right for either scheme, seeds 0–12)
 come from the sweep in issue 35's note: retraining here would cost seconds per arm."""
 
 from __future__ import annotations
