@@ -9,9 +9,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.authoring import AllClose, FunctionSource, Misconception, Probe, Question
+from autograder.authoring import FunctionSource, Misconception, Probe, Question
 
-from .common import mha_weights, padding, randn, visible_rng
+from .common import ATTENTION_TOLERANCE, mha_weights, padding, randn, visible_rng
 
 
 def multi_head_attention(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
@@ -148,7 +148,7 @@ QUESTIONS = [
         reference=multi_head_attention,
         reference_source=FunctionSource.of(multi_head_attention),
         probes=mha_probes,
-        compare=AllClose(atol=1e-4, rtol=1e-4),
+        compare=ATTENTION_TOLERANCE,
         visible=[
             Probe((_visible_x, _visible_x, *mha_weights(VISIBLE_RNG, 4), 2, None), "d = 4, 2 heads"),
             Probe(

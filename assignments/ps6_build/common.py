@@ -3,6 +3,19 @@
 
 import numpy as np
 
+from autograder.authoring import AllClose
+
+# The attention layers' tolerance (multi_head_attention, attend_with_cache; issue 36), against float32
+# noise at the probes' magnitude: inputs ×2 through unit-gain projections give scores |s| ≲ 15 and
+# outputs |o| ≲ 5; float32 (ε = 1.2e-7) over the three projections, the softmax and W_O leaves honest
+# implementations (einsum, softmax by hand, torch's sdpa, a loop over heads, x @ w.T + b, the whole
+# layer in float64) within 3.4e-6 of the reference (err / (1 + |expected|) ≤ 2.6e-6) over 300 student
+# ids' probes and the visible ones, default and avx2 kernels alike; atol = rtol = 2e-5 leaves 7× that.
+# Attention weights rounded to 4 decimals are off by ≥ 8.9e-5 (err / (1 + |expected|)) on every id —
+# the old 1e-4 let them through on some. Sweep: /work/notes/issue-36-s6-B/ps6_attention_sweep.py;
+# test: tests/assignments/test_ps6_attention_tolerance.py.
+ATTENTION_TOLERANCE = AllClose(atol=2e-5, rtol=2e-5)
+
 
 def randn(rng, *shape, scale=1.0):
     return (scale * rng.standard_normal(shape)).astype(np.float32)

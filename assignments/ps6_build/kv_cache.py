@@ -9,9 +9,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.authoring import AllClose, Misconception, Probe, Question
+from autograder.authoring import Misconception, Probe, Question
 
-from .common import mha_weights, randn
+from .common import ATTENTION_TOLERANCE, mha_weights, randn
 
 
 def attend_with_cache(x_new, past_k, past_v, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads):
@@ -127,7 +127,7 @@ QUESTIONS = [
         title="Attention with a KV cache",
         reference=attend_with_cache,
         probes=cache_probes,
-        compare=AllClose(atol=1e-4, rtol=1e-4),
+        compare=ATTENTION_TOLERANCE,
         visible=[
             Probe(_cached(_VISIBLE_RNG, 1, 2, 1, 4, 2), "d = 4, 2 heads, 2 tokens cached, 1 new"),
             Probe(_cached(_VISIBLE_RNG, 1, 2, 2, 4, 2), "d = 4, 2 heads, 2 tokens cached, 2 new"),
