@@ -31,10 +31,8 @@ from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
     find_diagonal,
     find_edge,
-    find_infinite,
     find_input_region,
     find_masked_rows,
-    find_nan,
     find_other_axis,
     find_shape,
     find_stops,
@@ -42,6 +40,7 @@ from autograder.judging.diagnosis.locations import (
     which_inputs,
 )
 from autograder.judging.diagnosis.mechanisms import find_blocked_entries, find_scaled_input
+from autograder.judging.diagnosis.non_finite import find_infinite, find_nan
 from autograder.judging.diagnosis.pair_entries import find_misread_pairs, find_pair_entries_overwritten
 from autograder.judging.diagnosis.relations import (
     find_axes,

@@ -50,7 +50,13 @@ def find_factor(ctx: Context) -> Diagnosis | None:
     factors = []
     for case in ctx.cases:
         got, exp = numeric_array(case.got), numeric_array(case.expected)
-        if got is None or exp is None or got.shape != exp.shape or not np.all(np.isfinite(got)):
+        if (
+            got is None
+            or exp is None
+            or got.shape != exp.shape
+            or not np.all(np.isfinite(got))
+            or not np.all(np.isfinite(exp))
+        ):
             return None
         denominator = float((exp * exp).sum())
         if denominator == 0:
