@@ -1,6 +1,7 @@
-"""The diagnosis "every sequence of the batch gets the first one's inputs" (issue 36: a PS6
-`attend_with_cache` that indexes `past_k[0]` was told the probe list, earlier an odd width):
-established by re-running the reference with those arguments' entry 0 shared, never guessed."""
+"""The re-run diagnoses of batches and arguments (issue 36): "every sequence of the batch gets the
+first one's inputs" (a PS6 `attend_with_cache` that indexes `past_k[0]` was told the probe list,
+earlier an odd width), established by re-running the reference with those arguments' entry 0
+shared, never guessed; an argument left out (a bias), by re-running it with that argument all zeros."""
 
 import torch
 
@@ -43,3 +44,16 @@ def test_a_mistake_of_another_kind_is_not_called_a_shared_first_entry():
     cases = [Case(p, to_plain(ignored(*as_args(p.args, question.args_as))), question.expected(p)) for p in probes]
     cases = [c for c in cases if not question.compare.matches(c.got, c.expected)]
     assert cases and find_first_entry_shared(Context(question, cases)) is None
+
+
+def test_a_bias_left_out_is_named_by_its_argument():
+    ps6 = load_assignment("ps6")
+    question = ps6.question("multi_head_attention")
+
+    def no_output_bias(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask):
+        full = question.reference(x_q, x_kv, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, n_heads, mask)
+        return full - b_o  # the output projection without its bias: F.linear(out, w_o)
+
+    found = _diagnosis(question, question.probes_for("bias-a", ps6), no_output_bias)
+    assert found is not None and found.kind == "ignored_argument", found
+    assert "`b_o` is all zeros" in str(found.feedback)

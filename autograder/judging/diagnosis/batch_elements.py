@@ -1,9 +1,9 @@
 """Diagnosis finder for an answer that gives every entry of a batch the first entry's inputs: on
 every failing probe (each with more than one entry along the first axis of the output and of some
-arguments, all of at least three axes: batch, tokens, features), the reference re-run with those arguments' entry 0 repeated along their first axis
-gives what the answer returned — `past_k[0]` used for every sequence of a batch (issue 36: such an
-answer is right on a batch of one, and a circumstance found from the drawn probes alone named an
-odd width instead).
+arguments, all of at least three axes: batch, tokens, features), the reference re-run with those
+arguments' entry 0 repeated along their first axis gives what the answer returned — `past_k[0]`
+used for every sequence of a batch (issue 36: such an answer is right on a batch of one, and a
+circumstance found from the drawn probes alone named an odd width instead).
 
 The cause is established by the re-run, not guessed from which probes fail: the smallest set of
 arguments whose first entry, shared, explains every failing probe is named (two sets of one size
@@ -34,11 +34,7 @@ def _batched_names(ctx: Context, case: Case) -> dict[str, int] | None:
     batch = _leading(np.asarray(case.expected)) if isinstance(case.expected, np.ndarray) else None
     if batch is None or batch < 2:
         return None
-    return {
-        ctx.params[i]: i
-        for i, arg in enumerate(case.probe.args)
-        if i < len(ctx.params) and _leading(arg) == batch
-    }
+    return {ctx.params[i]: i for i, arg in enumerate(case.probe.args) if i < len(ctx.params) and _leading(arg) == batch}
 
 
 def _first_shared(case: Case, positions: list[int]) -> tuple:

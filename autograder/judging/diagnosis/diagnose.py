@@ -27,6 +27,7 @@ from autograder.judging.diagnosis.circumstances import separating_circumstance
 from autograder.judging.diagnosis.constant_output import find_constant_output
 from autograder.judging.diagnosis.copied_rows import find_copied_rows
 from autograder.judging.diagnosis.extents import find_length_offset, find_reshaped
+from autograder.judging.diagnosis.ignored_argument import find_ignored_argument
 from autograder.judging.diagnosis.locations import (
     find_agreeing_prefix,
     find_diagonal,
@@ -80,6 +81,7 @@ FINDERS = (
     find_mask,
     find_argument,
     find_first_entry_shared,
+    find_ignored_argument,
     find_primitive_variants,
     find_rounded_weights,
     find_scaled_input,
