@@ -8,6 +8,7 @@ import torch
 from autograder.judging.diagnosis.base import Case, Context
 from autograder.judging.diagnosis.batch_elements import find_first_entry_shared
 from autograder.judging.diagnosis.diagnose import diagnose
+from autograder.judging.diagnosis.ignored_argument import find_ignored_argument
 from autograder.spec import as_args, load_assignment, to_plain
 
 
@@ -57,3 +58,12 @@ def test_a_bias_left_out_is_named_by_its_argument():
     found = _diagnosis(question, question.probes_for("bias-a", ps6), no_output_bias)
     assert found is not None and found.kind == "ignored_argument", found
     assert "`b_o` is all zeros" in str(found.feedback)
+
+
+def test_a_verdict_is_never_explained_by_an_argument_left_out():
+    ps5 = load_assignment("ps5")
+    question = ps5.question("equivariance_tester")
+    probes = question.probes_for("bias-a", ps5)
+    cases = [Case(p, True, question.expected(p)) for p in probes]  # a tester that says True to everything
+    cases = [c for c in cases if not question.compare.matches(c.got, c.expected)]
+    assert cases and find_ignored_argument(Context(question, cases)) is None
