@@ -14,6 +14,7 @@ count ends the problem set's line ("leaks 0") and whose findings follow it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from dataclasses import dataclass, field
 
 from autograder.spec import Assignment, Question
@@ -147,7 +148,36 @@ def audit_mutants(
             verdict = judge(q, probes[first], outcomes[first])
             if verdict.status == "passed":  # judged with the real reference it is right: the mutation
                 continue  # changed what the reference computes, not the answer
-            audit.add(q, mutant.name, verdict)
+            audit.add(q, mutant.name, _after_root_cause(assignment, q, mutant, verdict, first))
+
+
+def _inside(site, function) -> bool:
+    lines, start = inspect.getsourcelines(function)
+    return site[0] == function.__code__.co_filename and start <= site[1] < start + len(lines)
+
+
+def _after_root_cause(assignment: Assignment, q: Question, mutant, verdict, student: str):
+    """The verdict grading gives (grading/root_cause.py) when the mutant sits in the answer of a question
+    ``q`` depends on (``printed_tree`` calling a wrong ``linearise``): that question's own probes reject
+    the mutated function, and the re-run with its reference is the reference itself, which passes."""
+    from autograder.grading.root_cause import resolved
+    from autograder.judging.verdict import judge
+
+    for gid in q.depends_on:
+        try:
+            dep = assignment.question(gid)
+        except KeyError:
+            continue
+        if dep.reference_source is None or mutant.site is None or not _inside(mutant.site, dep.reference):
+            continue
+        dep_probes = dep.probes_for(student, assignment)
+        with mutant.install():
+            installed = dep.reference.__globals__.get(dep.reference.__name__, dep.reference)
+            dep_outcome = _outcome(dep, dep_probes, installed)
+        if _rejected(dep, dep_probes, dep_outcome):
+            probes = q.probes_for(student, assignment)
+            return resolved(q, [dep], verdict, judge(q, probes, _outcome(q, probes, q.reference)))
+    return verdict
 
 
 def audit_assignment(
