@@ -20,6 +20,8 @@ and shrink as the stack gets deeper. A student who believes 001 (Pre-LN as *the*
 order, warm-up for both) loses the point.
 """
 
+import itertools
+
 import numpy as np
 import torch
 
@@ -68,8 +70,11 @@ def _layer_norm(h, unbiased=False):
     return (h - h.mean(-1, keepdim=True)) / torch.sqrt(h.var(-1, keepdim=True) + LN_EPS)
 
 
-def _measured(seed, depth, arm, block=None, final_norm=None, both_matrices=True, unbiased=False, summed=False):
-    """Each layer's gradient norm (float64); the keywords build the named mistakes."""
+def _measured(
+    seed, depth, arm, block=None, final_norm=None, both_matrices=True, unbiased=False, summed=False, per_layer=None
+):
+    """Each layer's gradient norm (float64); the keywords build the named mistakes (``per_layer``: what
+    is made of the two gradients, (depth, d, d_ff) and (depth, d_ff, d), instead of the norms)."""
     stack = norm_stack(int(seed), int(depth))
     x = torch.tensor(stack["x"])
     w1 = torch.tensor(stack["w1"], requires_grad=True)
@@ -97,6 +102,8 @@ def _measured(seed, depth, arm, block=None, final_norm=None, both_matrices=True,
         logits, torch.tensor(stack["labels"]), reduction="sum" if summed else "mean"
     )
     loss.backward()
+    if per_layer is not None:
+        return per_layer(w1.grad, w2.grad)
     squares = w2.grad.pow(2).sum((1, 2)) + (w1.grad.pow(2).sum((1, 2)) if both_matrices else 0)
     return squares.sqrt().numpy()
 
@@ -113,6 +120,41 @@ def grad_probes(rng):
         seed = int(rng.integers(0, 2**31 - 1))
         probes.append(Probe((seed, depth, arm), f"norm_stack({seed}, {depth}), {arm!r}"))
     return probes
+
+
+# ---- another norm of the same two gradients: each matrix reduced by one of these (per layer), the two
+# added or subtracted under one square root; or the two norms added, or the square root left out
+MATRIX_REDUCTIONS = {
+    "squares summed": lambda g: g.pow(2).sum((1, 2)),
+    "squares averaged": lambda g: g.pow(2).mean((1, 2)),
+    "entries summed": lambda g: g.sum((1, 2)),
+    "absolute values summed": lambda g: g.abs().sum((1, 2)),
+    "cubes summed": lambda g: g.pow(3).sum((1, 2)),
+    "fourth powers summed": lambda g: g.pow(4).sum((1, 2)),
+    "left out": lambda g: torch.zeros(g.shape[0], dtype=g.dtype),
+}
+
+
+def _other_norms(g1, g2):
+    first = {name: reduce(g1) for name, reduce in MATRIX_REDUCTIONS.items()}
+    second = {name: reduce(g2) for name, reduce in MATRIX_REDUCTIONS.items()}
+    right = first["squares summed"] + second["squares summed"]
+    out = [right, first["squares summed"].sqrt() + second["squares summed"].sqrt()]
+    for a, b in itertools.product(MATRIX_REDUCTIONS, repeat=2):
+        for total in (first[a] + second[b], first[a] - second[b], second[b] - first[a]):
+            if {a, b} != {"left out"} and (total >= 0).all() and not torch.allclose(total, right, rtol=1e-3, atol=0):
+                out.append(total.sqrt())
+    return [o.numpy() for o in out]
+
+
+def mean_of_squares(seed, depth, arm):
+    """The two matrices' squared entries averaged (torch's ``.pow(2).mean()``) instead of summed."""
+    reduce = MATRIX_REDUCTIONS["squares averaged"]
+    return _measured(seed, depth, arm, per_layer=lambda g1, g2: (reduce(g1) + reduce(g2)).sqrt().numpy())
+
+
+def another_norm(seed, depth, arm):
+    return _measured(seed, depth, arm, per_layer=_other_norms)
 
 
 def arms_swapped(seed, depth, arm):
@@ -189,6 +231,15 @@ QUESTIONS = [
                 "second_matrix_only",
                 "Each layer's norm counts the gradients of both its matrices, W1 and W2: sqrt(|dL/dW1|² + |dL/dW2|²).",
                 lambda seed, depth, arm: _measured(seed, depth, arm, both_matrices=False),
+            ),
+            Misconception(
+                "another_norm",
+                "Each layer's number is one Frobenius norm of its two gradients together: every entry of "
+                "dL/dW1 and of dL/dW2 squared, all of them summed (a sum, not a mean) and one square root "
+                "taken of the total. Yours is another function of the same gradients: check the power, the "
+                "reduction, how the two matrices are combined and the square root.",
+                mean_of_squares,
+                also_wrong=another_norm,
             ),
             Misconception(
                 "summed_loss",

@@ -116,6 +116,14 @@ def ids_target_shifted_only(expr):
     return {"source": ids["source"], "target": ids_explain_table(expr)["target"]}
 
 
+def without_root(expr):
+    return linearise(expr)[2:]
+
+
+def printed_ids(expr):
+    return [str(TOKEN_ID[t]) if t.isdigit() else t for t in linearise(expr)]
+
+
 def printed_minus_one(expr):
     return [str(int(t) - 1) if t.isdigit() else t for t in linearise(expr)]
 
@@ -147,6 +155,12 @@ QUESTIONS = [
             Misconception("postfix_order", ORDER, linearise_as("postfix")),
             Misconception("no_precedence", PRECEDENCE, linearise_as(precedence=False)),
             Misconception("right_associative", ASSOCIATIVITY, linearise_as(right_assoc=True)),
+            Misconception(
+                "without_root",
+                "The tree's root is the assignment: it starts with ASSIGN and the variable, and the "
+                "expression's tree follows as the root's second child.",
+                without_root,
+            ),
         ),
     ),
     Question(
@@ -226,6 +240,12 @@ QUESTIONS = [
                 "Only the digits' ids differ between the two tables: variables, operators and node "
                 "names are printed right ('x=1+2' still reads ASSIGN x ADD …).",
                 printed_every_id_shifted,
+            ),
+            Misconception(
+                "printed_ids",
+                "The test prints each digit as a digit: the one explain_parser_data's table gives the id "
+                "the model wrote, not the id itself.",
+                printed_ids,
             ),
         ),
     ),
