@@ -75,7 +75,7 @@ def test_init_writes_an_nbgrader_course_with_the_shipped_problem_sets(tmp_path):
 
 
 def test_points_come_from_the_grade_cells(ps1, tmp_path):
-    assert ps1.max_score == 46 and all(q.points is not None for q in ps1.questions)
+    assert ps1.max_score == 47 and all(q.points is not None for q in ps1.questions)
     wrong = dataclasses.replace(ps1.questions[0], points=ps1.questions[0].points + 1)
     with pytest.raises(PointsMismatch, match="grade cell"):
         with_notebook_points(dataclasses.replace(ps1, questions=[wrong, *ps1.questions[1:]]))

@@ -12,7 +12,8 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
                          context vector (values the documents print)
 * ``shiny_slip``         part 1, which of document 003's printed products slip
 * ``sdpa``               part 2, scaled dot-product attention (``scaled_dot_product_attention``)
-* ``scaling``            part 2b, why √d_k: Var(q·k), the saturation in document 002's example
+* ``scaling``            part 2b, why √d_k: Var(q·k), the saturation in document 002's example,
+                         the divisor of QKᵀ in 002's symbols (its display formula writes √(d^k))
 * ``scale_tester``       part 2b, a tester for the 1/√d_k scaling (``is_correctly_scaled``)
 * ``score_order``        part 2c, 001's "QKᵀ or KQᵀ": softmax(KQᵀ), W_Q = W_K, rank(QKᵀ)
 * ``shapes``             part 3, the shapes through an encoder-decoder

@@ -149,6 +149,24 @@ def test_saturation_against_document_002_printed_weights(ps1):
     assert largest < 0.99418 and smallest > 1000 * 1.5562e-07
 
 
+def test_scale_divisor_002_is_pytorchs_scale_and_002s_display_formula_loses(ps1):
+    """The reference divisor, at 002's sizes (d_k = 4, d_v = 5), gives what PyTorch's own scaled
+    dot-product attention computes; 002's display formula read as written (√(d^k)) is rejected with
+    its own feedback, the sentence's √d_k in another spelling passes."""
+    from torch.nn.functional import scaled_dot_product_attention as torch_sdpa
+
+    expected = sympy.sympify(reference_of(ps1, "scale_divisor_002"))
+    sizes = {"d_k": 4, "d_v": 5, "d_model": 16, "d": 3, "k": 7}
+    divisor = float(expected.subs({s: sizes[str(s)] for s in expected.free_symbols}))
+    g = torch.Generator().manual_seed(0)
+    q, k, v = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g), torch.randn(3, 5, generator=g)
+    ours = torch.softmax(q @ k.T / divisor, dim=-1) @ v
+    torch.testing.assert_close(ours, torch_sdpa(q[None], k[None], v[None])[0])
+    literal = verdict(ps1, "scale_divisor_002", lambda: "sqrt(d^k)")
+    assert (literal.score, literal.misconception) == (0, "document_002_power")
+    assert verdict(ps1, "scale_divisor_002", lambda: "d_k**(1/2)").status == "passed"
+
+
 def test_scale_tester_reference_and_weak_testers(modules):
     m = modules["scale_tester"]
     subjects = {name: source.compile() for name, source in m.SUBJECTS.items()}
