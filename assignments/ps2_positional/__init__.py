@@ -19,8 +19,9 @@ probes, visible examples, known mistakes and feedback, and its ``QUESTIONS``:
 
 * ``encodings``      the sinusoidal table, document 001's factors, the wavelengths
                      (``sinusoidal_pe``, ``factors_001``, ``wavelengths``)
-* ``table_readings`` which entries document 000's cosine typo changes, the wavelengths' range
-                     (``typo_entries``, ``wavelength_range``)
+* ``table_readings`` which entries document 000's cosine typo changes, how far below its printed
+                     1.0 the entry cos(1/10) lies, the wavelengths' range
+                     (``typo_entries``, ``cos_one_tenth_gap``, ``wavelength_range``)
 * ``shift``          the shift matrix M_k (``shift_matrix``)
 * ``learned_table``  a learned table past L_max, position interpolation (``past_lmax``, ``interpolate``)
 * ``t5_buckets``     T5's buckets and the per-head bias (``t5_bucket``, ``t5_bias``)

@@ -1,12 +1,13 @@
 """Part 1's collected readings of the sinusoidal table: which entries of document 000's table
-its cosine typo would change (1a′) and the range of the wavelengths (1c′) — the references
-(computed from the formulas, never typed in), the known-wrong answers and their feedback."""
+its cosine typo would change (1a′), how far below 1 the entry 000 prints as cos(1/10) = 1.0 is
+(1a″), and the range of the wavelengths (1c′) — the references (computed from the formulas in
+float64, never typed in), the known-wrong answers and their feedback."""
 
 import math
 
 import torch
 
-from autograder.authoring import AllClose, Exact, Misconception, Question
+from autograder.authoring import AllClose, Exact, Misconception, Question, Scalar
 
 from .common import EXPONENT_SIGN, pe
 
@@ -29,6 +30,18 @@ def printed_changes(**pe_kw):
 
 def typo_entries():
     return changed_entries(cos_typo=True)
+
+
+def cos_one_tenth_gap(**pe_kw):
+    """1 − PE[1, 3] in 000's setting (base 100, d = 4): how far below 1 the entry lies that
+    document 000 prints as cos(1/10) = 1.0 (float64; ``pe``'s switches give the wrong tables')."""
+    return float(1.0 - pe(**DOC_000, **pe_kw)[1, 3])
+
+
+def _float32_gaps(*ulps):
+    """A gap computed in float32: 1 minus a float32 number just below 1 is a whole number of its
+    spacing there, 2^−24 (float32 cannot hold the float64 gaps of the small angles)."""
+    return [n * 2.0**-24 for n in ulps]
 
 
 def wavelength_range():
@@ -81,6 +94,44 @@ QUESTIONS = [
                 "For i = 0 the typo's divisor is n^0/d, not n^0: the /d outside the exponent changes "
                 "that pair's divisor too.",
                 lambda: [[1, 3], [2, 3]],
+            ),
+        ),
+    ),
+    Question(
+        grade_id="cos_one_tenth_gap",
+        answer="cos_one_tenth_gap",
+        title="How far below document 000's printed 1.0 is its entry cos(1/10)?",
+        call=False,
+        reference=cos_one_tenth_gap,
+        # float32 work is off by about 1e-5 of the gap; 1e-9 keeps a gap of 0 apart from the typo's 8e-8
+        compare=Scalar(atol=1e-9, rtol=2e-4),
+        misconceptions=(
+            Misconception(
+                "document_000_rounded",
+                "A gap of 0 is document 000's printout, cos(1/10) = 1.0, the same as cos(0) = 1 in the row "
+                "above. 000 rounds to two decimals: cos x < 1 for every angle 0 < |x| < 2π, so the entry "
+                "lies below 1 — compute it at full precision (in float64).",
+                lambda: 0.0,
+            ),
+            Misconception(
+                "cosine_typo",
+                "Your gap is that of document 000's cosine formula as written, cos(k / (n^{2i}/d)), with "
+                "its typo (the /d outside the exponent): here cos(1/2500). 000's table itself uses the "
+                "divisor n^{2i/d} for both columns of pair i.",
+                lambda: cos_one_tenth_gap(cos_typo=True),
+                also_wrong=lambda: _float32_gaps(1, 2),
+            ),
+            Misconception(
+                "degrees",
+                "Your gap is that of the cosine of 1/10 of a degree: the angles k / n^{2i/d} are in "
+                "radians (math.cos and torch.cos take radians; no conversion with math.radians).",
+                lambda: 1.0 - math.cos(math.radians(0.1)),
+                also_wrong=lambda: _float32_gaps(25, 26),
+            ),
+            Misconception(
+                "entry_not_gap",
+                "You gave the entry PE[1, 3] itself; the question asks how far below 1 it lies, 1 − PE[1, 3].",
+                lambda: 1.0 - cos_one_tenth_gap(),
             ),
         ),
     ),

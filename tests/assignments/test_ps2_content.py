@@ -46,6 +46,26 @@ def test_typo_entries_follow_000s_formulas():
         rejected("typo_entries", name)
 
 
+def test_cos_one_tenth_gap_is_what_000_rounds_away():
+    """000 prints cos(1/10) as 1.0: the entry is 1 at two decimals, not at four; the gap is read in
+    float64, a float32 answer passes, and 000's printout, its typo and degrees are each named
+    (also in float32, where the small gaps are whole steps of 2^−24)."""
+    gap = PS2.table_readings.cos_one_tenth_gap()
+    assert math.isclose(gap, 1 - math.cos(0.1), rel_tol=1e-12)
+    assert round(1 - gap, 2) == 1.0 and round(1 - gap, 4) < 1.0
+    q = ASSIGNMENT.question("cos_one_tenth_gap")
+    assert q.compare(float(1 - torch.cos(torch.tensor(0.1, dtype=torch.float32))), gap).ok
+    assert not q.compare(0.005, gap).ok  # 3 significant digits are not enough
+    for name in ("document_000_rounded", "cosine_typo", "degrees", "entry_not_gap"):
+        rejected("cos_one_tenth_gap", name)
+    names = {m.name: m for m in q.misconceptions}
+    for name, value in (
+        ("cosine_typo", 1 - float(torch.cos(torch.tensor(1 / 2500)))),
+        ("degrees", 1 - float(torch.cos(torch.tensor(math.radians(0.1))))),
+    ):
+        assert any(q.compare.matches(value, w) for w in [names[name].wrong(), *names[name].also_wrong()]), name
+
+
 def test_wavelength_range_bounds_every_d():
     low, high = PS2.table_readings.wavelength_range()
     for d in (4, 16, 128, 1024):
