@@ -165,12 +165,13 @@ def test_a_new_question_needs_its_notebook_cells_and_one_module(ps1, tmp_path):
     changed = {p.name for p in folder.iterdir() if p.name in before and p.read_bytes() != before[p.name]}
     assert changed == {"ps4_alibi.ipynb", "profile.py"}
 
-    use_course(course)
     from autograder.spec import load_assignment
 
+    points_before = load_assignment("ps4_alibi").max_score  # the set as copied, before the new question
+    use_course(course)
     ps4 = load_assignment("ps4")
     question = ps4.question("row_softmax")
-    assert question.points == 2 and ps4.max_score == 17 and ps4.questions[-1] is question
+    assert question.points == 2 and ps4.max_score == points_before + 2 and ps4.questions[-1] is question
     assert check_misconceptions(dataclasses.replace(ps4, questions=[question])) == []
     released = nbformat.read(build_release(ps4, tmp_path / "work") / "ps4_alibi.ipynb", as_version=4)
     check = next(c for c in released.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "row_softmax")
