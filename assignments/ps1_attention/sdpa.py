@@ -105,7 +105,7 @@ def nan_for_fully_masked_rows(q, k, v, mask=None):
 # ids' probes and the visible ones, under the default and avx2 kernels; atol = rtol = 1e-5 leaves
 # 7× that. Weights rounded to 4 decimals (errors of up to 5e-5 each, "as the documents print
 # them") are off by ≥ 5.8e-5 on every id — the old 1e-4 let them through (issue 36).
-# Sweep: /work/notes/issue-36-s6-B/sdpa_sweep.py; test: tests/assignments/test_ps1_sdpa_tolerance.py.
+# Sweep: scripts/tolerance_sweeps/ps1_sdpa.py; test: tests/assignments/test_ps1_sdpa_tolerance.py.
 SDPA_TOLERANCE = AllClose(atol=1e-5, rtol=1e-5)
 
 QUESTIONS = [

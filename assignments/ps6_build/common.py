@@ -12,7 +12,7 @@ from autograder.authoring import AllClose
 # layer in float64) within 3.4e-6 of the reference (err / (1 + |expected|) ≤ 2.6e-6) over 300 student
 # ids' probes and the visible ones, default and avx2 kernels alike; atol = rtol = 2e-5 leaves 7× that.
 # Attention weights rounded to 4 decimals are off by ≥ 8.9e-5 (err / (1 + |expected|)) on every id —
-# the old 1e-4 let them through on some. Sweep: /work/notes/issue-36-s6-B/ps6_attention_sweep.py;
+# the old 1e-4 let them through on some. Sweep: scripts/tolerance_sweeps/ps6_attention.py;
 # test: tests/assignments/test_ps6_attention_tolerance.py.
 ATTENTION_TOLERANCE = AllClose(atol=2e-5, rtol=2e-5)
 

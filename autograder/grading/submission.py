@@ -7,6 +7,7 @@ The cohort (``autograder.grading.cohort``) and the cluster (``autograder.grading
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -36,14 +37,18 @@ def _unanswered(assignment: Assignment, status: str, reason: str) -> dict:
     return {q.grade_id: QuestionResult(0.0, float(q.points), status, reason).to_json() for q in assignment.questions}
 
 
-def _why_missing(reason: str, nb, cell_errors: dict[int, str]) -> Message:
-    """The missing answer's reason, with why: the cells still unanswered, or the first that failed."""
-    unanswered = [nb.labels[i] for i, e in sorted(cell_errors.items()) if e.startswith("NotImplementedError")]
+def _why_missing(reason: str, nb, cell_errors: dict[int, str], answer: str) -> Message:
+    """The missing answer's reason, with why: the first failed cell that names the answer (its own
+    cell, which may not compile), else the cells still unanswered, else the first that failed."""
+    named = re.compile(rf"\b{re.escape(answer.split('.')[0])}\b")
+    own = [i for i in sorted(cell_errors) if named.search(nb.cells[i])]
+    failed = own[:1] or sorted(cell_errors)
+    unanswered = [nb.labels[i] for i in failed if cell_errors[i].startswith("NotImplementedError")]
     if unanswered:
         return Message(
             "{reason} — still `raise NotImplementedError()` in: {cells}", reason=reason, cells=clauses(unanswered, ", ")
         )
-    first = min(cell_errors)
+    first = failed[0]
     return Message("{reason} ({cell} failed: {error})", reason=reason, cell=nb.labels[first], error=cell_errors[first])
 
 
@@ -87,7 +92,7 @@ def grade_one(worker: Worker, assignment: Assignment, sub: Submission) -> dict:
             for q in assignment.questions:
                 res = judge(q, probes[q.grade_id], run.outcomes[q.grade_id])
                 if res.status == "missing" and run.cell_errors:
-                    res.feedback = _why_missing(res.feedback, nb, run.cell_errors)
+                    res.feedback = _why_missing(res.feedback, nb, run.cell_errors, q.answer)
                 verdicts[q.grade_id] = res
             run.seconds += apply_second_runs(worker, nb, assignment, sub.student, verdicts)
             run.seconds += apply_root_causes(worker, nb, assignment, probes, sub.student, verdicts)

@@ -1,6 +1,6 @@
 """PS1 `sdpa`'s hidden tolerance (issue 36): honest float32 implementations pass on every student's
 probes, an sdpa that rounds its attention weights to 4 decimals fails on every one and is told so.
-A small slice of the sweep in /work/notes/issue-36-s6-B/sdpa_sweep.py (300 ids, more variants, both
+A small slice of the sweep in scripts/tolerance_sweeps/ps1_sdpa.py (300 ids, more variants, both
 kernels); in process, no sandbox."""
 
 import math

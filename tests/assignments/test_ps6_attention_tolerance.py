@@ -1,6 +1,6 @@
 """PS6's attention layers (`multi_head_attention`, `attend_with_cache`) under their tolerance (issue 36):
 honest float32 implementations pass on every student's probes, attention weights rounded to 4 decimals
-fail on every one. A slice of the sweep in /work/notes/issue-36-s6-B/ps6_attention_sweep.py (300 ids,
+fail on every one. A slice of the sweep in scripts/tolerance_sweeps/ps6_attention.py (300 ids,
 nine variants, both kernels); in process, no sandbox."""
 
 import math

@@ -210,6 +210,10 @@ def graded(ps1, tmp_path_factory):
     cells = {**CELL_CASES, **_host_cases(ps1, out, gradebook, listener.getsockname()[1])}
     for student, source in cells.items():
         write_submission(subs, student, ps1, make_notebook(ps1, {"sdpa_impl": source}))
+    # an answer cell that does not compile, beside answer cells the student has not reached yet
+    broken = {"sdpa_impl": "def scaled_dot_product_attention(q, k, v, mask=None):\n    return {'out': q  # }\n"}
+    unreached = {"shapes_answer": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    write_submission(subs, "syntax_error_beside_unanswered", ps1, make_notebook(ps1, broken | unreached))
     for student, write in _notebook_cases(ps1).items():
         folder = subs / student / ps1.name
         folder.mkdir(parents=True)
@@ -299,6 +303,15 @@ def test_resource_and_answer_cases_get_a_clear_verdict(graded, name, status, wor
     res = sdpa(graded.students, name)
     assert res["status"] == status and res["score"] == 0, res
     assert words in res["feedback"], res["feedback"]
+
+
+def test_an_answer_cell_that_does_not_compile_is_named_not_the_unanswered_cells(graded):
+    res = sdpa(graded.students, "syntax_error_beside_unanswered")
+    assert res["status"] == "missing" and "cell sdpa_impl failed: SyntaxError" in res["feedback"], res
+    assert "NotImplementedError" not in res["feedback"] and "shapes_answer" not in res["feedback"]
+    others = graded.students["syntax_error_beside_unanswered"]["questions"].values()
+    unanswered = [q["feedback"] for q in others if "still `raise NotImplementedError()`" in q["feedback"]]
+    assert unanswered and all("cell shapes_answer" in f and "sdpa_impl" not in f for f in unanswered)
 
 
 @pytest.mark.parametrize(
